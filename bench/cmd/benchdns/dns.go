@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kubesky/kubesky/bench/dnsperf"
+	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/bench/report"
+)
+
+// dnsRounds starts every server, then runs cfg.rounds interleaved rounds of
+// one timed dnsperf run per server, rotating the order each round.
+func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) {
+	insts := b.startAll(ctx, rows)
+	defer func() {
+		for _, inst := range insts {
+			inst.stop()
+		}
+	}()
+	for r := range b.cfg.rounds {
+		for i := range rows {
+			row := &rows[(i+r)%len(rows)]
+			inst := insts[row.Server]
+			if inst == nil || ctx.Err() != nil {
+				continue
+			}
+			s, err := b.measure(ctx, inst)
+			if err != nil {
+				row.Problem = err.Error()
+				continue
+			}
+			row.Samples = append(row.Samples, s)
+			b.logf("round %d %-22s %8.0f QPS, %s CPU/query, p99 %s, lost %d", r+1, row.Server, s.QPS, s.CPUPerQuery, s.P99, s.Lost)
+		}
+	}
+	if sky := insts[report.SkyDNS]; sky != nil && b.cfg.profile && ctx.Err() == nil {
+		res.profile = b.profileSkyDNS(ctx, sky)
+	}
+}
+
+// startAll starts each server once; a server that fails to start gets its
+// row's Problem and no instance.
+func (b *bench) startAll(ctx context.Context, rows []report.Row) map[string]*instance {
+	insts := map[string]*instance{}
+	for i := range rows {
+		inst, err := b.startServer(ctx, serverNamed(rows[i].Server), startOptions{})
+		if err != nil {
+			rows[i].Problem = "not serving: " + err.Error()
+			b.logf("%s: %v", rows[i].Server, err)
+			continue
+		}
+		insts[rows[i].Server] = inst
+	}
+	return insts
+}
+
+// measure runs dnsperf once against inst and reads the server's (and for
+// servers reading etcd per query, etcd's) CPU time over the run.
+func (b *bench) measure(ctx context.Context, inst *instance) (report.Sample, error) {
+	before, err := b.cpuTimes(inst)
+	if err != nil {
+		return report.Sample{}, err
+	}
+	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration,
+		Verbose: true, CPU: b.cfg.loadCPU})
+	if err != nil {
+		return report.Sample{}, err
+	}
+	after, err := b.cpuTimes(inst)
+	if err != nil {
+		return report.Sample{}, err
+	}
+	mem, err := proc.ReadMemory(inst.proc.Pid())
+	if err != nil {
+		return report.Sample{}, err
+	}
+	return report.Sample{QPS: run.QPS, Avg: run.Avg, P99: run.P99, Completed: run.Completed, Lost: run.Lost,
+		CPUPerQuery: perQuery(after[0]-before[0], run.Completed), EtcdCPUPerQuery: perQuery(after[1]-before[1], run.Completed),
+		CPUBusy: busy(after[0]+after[1]-before[0]-before[1], run.RunTime),
+		RSS:     mem.RSS, Rcodes: run.Rcodes, RunTime: run.RunTime}, nil
+}
+
+// cpuTimes returns the CPU time of inst and, if it reads etcd per query, of
+// etcd (else zero).
+func (b *bench) cpuTimes(inst *instance) ([2]time.Duration, error) {
+	var t [2]time.Duration
+	var err error
+	if t[0], err = proc.CPUTime(inst.proc.Pid()); err != nil {
+		return t, fmt.Errorf("%s: %w", inst.name, err)
+	}
+	if inst.readsEtcd {
+		if t[1], err = proc.CPUTime(b.etcd.Pid()); err != nil {
+			return t, fmt.Errorf("etcd: %w", err)
+		}
+	}
+	return t, nil
+}
+
+func perQuery(d time.Duration, queries int) time.Duration {
+	if queries == 0 {
+		return 0
+	}
+	return d / time.Duration(queries)
+}
+
+// busy is the share of the run time a CPU spent.
+func busy(cpu, run time.Duration) float64 {
+	if run <= 0 {
+		return 0
+	}
+	return float64(cpu) / float64(run)
+}

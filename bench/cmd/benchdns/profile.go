@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kubesky/kubesky/bench/dnsperf"
+)
+
+// profileSkyDNS takes a CPU profile of skydns while dnsperf loads it, and
+// returns the top of `go tool pprof -top`. This run is not one of the
+// timed rounds: the profiler costs a little.
+func (b *bench) profileSkyDNS(ctx context.Context, inst *instance) string {
+	path := filepath.Join(b.work, "skydns.cpu.pprof")
+	secs := max(1, int(b.cfg.duration.Seconds())-1)
+	done := make(chan error, 1)
+	go func() {
+		done <- fetch(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", inst.httpAddr, secs), path)
+	}()
+	_, runErr := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, CPU: b.cfg.loadCPU})
+	if err := <-done; err != nil || runErr != nil {
+		return fmt.Sprintf("no profile: %v %v", err, runErr)
+	}
+	top, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=25", path).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("go tool pprof failed: %v: %s", err, top)
+	}
+	if b.ownWork {
+		b.logf("skydns CPU profile taken (pass --work DIR to keep it, with the callgrind dumps and logs)")
+	} else {
+		b.logf("skydns CPU profile in %s", path)
+	}
+	return strings.TrimSpace(string(top))
+}
+
+// fetch GETs url into path.
+func fetch(ctx context.Context, url, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
+		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,104 @@
+package proc
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseStatCountsFieldsAfterTheCommandName(t *testing.T) {
+	line := "4242 (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 7 0 100 1000 200\n"
+	ticks, err := parseStat(line)
+	if err != nil || ticks != 281 {
+		t.Fatalf("parseStat = %d, %v; want 281", ticks, err)
+	}
+	for _, bad := range []string{"no parens at all", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 u s"} {
+		if _, err := parseStat(bad); err == nil {
+			t.Errorf("parseStat(%q): want an error", bad)
+		}
+	}
+}
+
+func TestParseStatusReadsResidentAndPeak(t *testing.T) {
+	text := "Name:\tx\nVmHWM:\t   2048 kB\nVmRSS:\t   1024 kB\nThreads:\t3\n"
+	m, err := parseStatus(strings.NewReader(text))
+	if err != nil || m.RSS != 1<<20 || m.Peak != 2<<20 {
+		t.Fatalf("parseStatus = %+v, %v", m, err)
+	}
+	if _, err := parseStatus(strings.NewReader("Name:\tkthreadd\n")); err == nil {
+		t.Fatal("a status without VmRSS: want an error")
+	}
+}
+
+func TestAPinnedProcessIsMeasuredAndStopped(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "sh.log")
+	p, err := Start(Spec{Name: "sh", Argv: []string{"sh", "-c", "echo started; while :; do :; done"}, CPU: 0, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	waitFor(t, "CPU time to grow", func() bool { d, err := CPUTime(p.Pid()); return err == nil && d > 0 })
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/status")
+	if err != nil || !strings.Contains(string(status), "Cpus_allowed_list:\t0\n") {
+		t.Fatalf("not pinned to CPU 0: %v", err)
+	}
+	if m, err := ReadMemory(p.Pid()); err != nil || m.RSS <= 0 || m.Peak < m.RSS {
+		t.Fatalf("memory %+v, %v", m, err)
+	}
+	if err := p.Stop(5 * time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if out, _ := os.ReadFile(log); string(out) != "started\n" {
+		t.Fatalf("log %q", out)
+	}
+}
+
+func TestStopKillsAProcessThatIgnoresSIGTERM(t *testing.T) {
+	p, err := Start(Spec{Name: "stubborn", Argv: []string{"sh", "-c", "trap '' TERM; echo ready; while :; do :; done"}, CPU: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	waitFor(t, "the trap to be set", func() bool { d, _ := CPUTime(p.Pid()); return d > 0 })
+	err = p.Stop(200 * time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("stop: %v, want an error saying it was killed", err)
+	}
+	if done, _ := p.Exited(); !done {
+		t.Fatal("still running after Stop")
+	}
+}
+
+func TestStopReportsAProcessThatFailedEarlier(t *testing.T) {
+	p, err := Start(Spec{Name: "false", Argv: []string{"false"}, CPU: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if err := p.Stop(time.Second); err == nil || !strings.Contains(err.Error(), "already exited") {
+		t.Fatalf("stop: %v", err)
+	}
+}
+
+func TestStartFailsForAMissingCommand(t *testing.T) {
+	if _, err := Start(Spec{Name: "missing", Argv: []string{"/nonexistent/cmd"}, CPU: -1}); err == nil {
+		t.Fatal("want an error")
+	}
+	if _, err := Start(Spec{Name: "empty", CPU: -1}); err == nil {
+		t.Fatal("want an error for no command")
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

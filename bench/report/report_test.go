@@ -1,0 +1,163 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMedianOfOddAndEvenCounts(t *testing.T) {
+	cases := []struct {
+		xs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}}
+	for _, c := range cases {
+		if got := Median(c.xs); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+	xs := []float64{3, 1, 2}
+	Median(xs)
+	if xs[0] != 3 {
+		t.Error("Median sorted its argument")
+	}
+	if got := MedianDuration([]time.Duration{time.Second, 3 * time.Second, 2 * time.Second}); got != 2*time.Second {
+		t.Errorf("MedianDuration = %s", got)
+	}
+}
+
+func TestRatioOfUnknownIsZero(t *testing.T) {
+	if Ratio(0, 5) != 0 || Ratio(5, 0) != 0 || Ratio(6, 3) != 2 {
+		t.Fatal("Ratio")
+	}
+}
+
+// rows is a comparison in which skydns is twice as fast as CoreDNS and
+// costs 1.5× the fixed server's instructions.
+func rows() []Row {
+	sample := func(qps float64, cpu time.Duration) Sample {
+		return Sample{QPS: qps, Avg: time.Millisecond, P99: 3 * time.Millisecond, Completed: 1000, Lost: 10,
+			CPUPerQuery: cpu, CPUBusy: 0.45, RSS: 30 << 20, Rcodes: map[string]int{"NOERROR A": 9, "NXDOMAIN A": 1}}
+	}
+	return []Row{
+		{Server: SkyDNS, Samples: []Sample{sample(20000, 20*time.Microsecond), sample(40000, 10*time.Microsecond), sample(30000, 15*time.Microsecond)}, Instr: 45000},
+		{Server: CoreDNS, Samples: []Sample{{QPS: 15000, CPUPerQuery: 100 * time.Microsecond, EtcdCPUPerQuery: 500 * time.Microsecond}}, Instr: 300000, EtcdInstr: 900000},
+		{Server: Dnsmasq, Samples: []Sample{sample(60000, 5*time.Microsecond)}, Instr: 12000},
+		{Server: Fixed, Samples: []Sample{sample(40000, 10*time.Microsecond)}, Instr: 30000},
+	}
+}
+
+func TestDNSTableShowsMediansAndRatios(t *testing.T) {
+	table := DNSTable(rows())
+	sky := lineOf(t, table, "| skydns |")
+	for _, want := range []string{"30k (20k–40k) | 0.75× | 0.50× | 2.00× | 45 % | 15.0 | 67k | 0.67× | 0.33× | 40.00× | 45k | 1.50× | 3.75× | 0.037× |",
+		"1000 µs", "3000 µs", "30 (0.99 %)", "30.0"} {
+		if !strings.Contains(sky, want) {
+			t.Errorf("skydns line lacks %q:\n%s", want, sky)
+		}
+	}
+	core := lineOf(t, table, "| coredns-etcd |")
+	if !strings.Contains(core, "100 + 500 etcd") || !strings.Contains(core, "300k + 900k etcd") {
+		t.Errorf("CoreDNS line does not split etcd's share:\n%s", core)
+	}
+}
+
+func TestDNSTableMarksMissingFigures(t *testing.T) {
+	table := DNSTable([]Row{{Server: SkyDNS, Problem: "not serving"}})
+	if strings.Count(lineOf(t, table, "| skydns |"), "—") != 18 {
+		t.Errorf("a row without figures:\n%s", table)
+	}
+}
+
+func TestAnswersTableGivesSharesByQueryType(t *testing.T) {
+	rs := rows()
+	rs[0].Problem = "callgrind failed"
+	table := AnswersTable(rs)
+	if line := lineOf(t, table, "| skydns |"); !strings.Contains(line, "A: NOERROR 90.0 %, NXDOMAIN 10.0 %") || !strings.Contains(line, "callgrind failed") {
+		t.Errorf("skydns answers:\n%s", line)
+	}
+}
+
+func TestTargetsJudgeSkyDNS(t *testing.T) {
+	verdicts := map[string]string{}
+	for _, tg := range Targets(rows()) {
+		verdicts[tg.Goal] = tg.Verdict + " " + tg.Measured + " " + tg.ByCPU
+	}
+	want := map[string]string{
+		"instructions/query ≤ 1.2× fixed-answer": "missed 1.50× ",
+		"QPS ≥ 0.9× fixed-answer":                "missed 0.75× 0.67×",
+		"QPS ≥ 20× CoreDNS-etcd without cache":   "missed 2.00× 40.00×",
+		"stretch: QPS ≥ 1.0× dnsmasq":            "missed 0.50× 0.33×",
+		"stretch: ≤ 15k instructions/query":      "missed 45k ",
+	}
+	for goal, v := range want {
+		if verdicts[goal] != v {
+			t.Errorf("%s: %q, want %q", goal, verdicts[goal], v)
+		}
+	}
+	fast := rows()
+	fast[0].Instr = 14000
+	if tg := Targets(fast)[0]; tg.Verdict != "met" {
+		t.Errorf("14k vs 30k instructions: %+v", tg)
+	}
+	if tg := Targets([]Row{{Server: SkyDNS}})[1]; tg.Verdict != "not measured" {
+		t.Errorf("no figures: %+v", tg)
+	}
+}
+
+func TestBreakdownTableHasAColumnPerServerWithOne(t *testing.T) {
+	rs := rows()
+	rs[0].Breakdown = map[string]float64{"gc": 5000, "stack": 12000}
+	rs[3].Breakdown = map[string]float64{"stack": 8000}
+	table := BreakdownTable(rs, []string{"stack", "gc"})
+	if !strings.Contains(table, "| skydns | fixed-answer |") || !strings.Contains(table, "| stack | 12k | 8.0k |") ||
+		!strings.Contains(table, "| total | 17k | 8.0k |") {
+		t.Errorf("breakdown table:\n%s", table)
+	}
+	if BreakdownTable(rows(), []string{"gc"}) != "" {
+		t.Error("no breakdowns: want no table")
+	}
+}
+
+func TestMemoryTableRelatesRSSOverTheBaseToRawBytes(t *testing.T) {
+	table := MemoryTable([]MemorySize{
+		{Services: 0, RSS: 20 << 20},
+		{Services: 10000, Keys: 20000, RawBytes: 2 << 20, RSS: 26 << 20, Peak: 27 << 20, HeapInuse: 4 << 20, CoreDNSRSS: 70 << 20, Sync: 123 * time.Millisecond},
+	})
+	line := lineOf(t, table, "| 10000 |")
+	for _, want := range []string{"| 2.0 |", "123ms", "26.0 (27.0)", "| 3.00 |", "| 70.0 |"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("memory line lacks %q:\n%s", want, line)
+		}
+	}
+}
+
+func TestBurstTableGivesTheApplyRate(t *testing.T) {
+	table := BurstTable([]Burst{{Label: "single puts", Events: 10000, Revisions: 10000, Acked: 900 * time.Millisecond, Applied: time.Second}})
+	if line := lineOf(t, table, "| single puts |"); !strings.Contains(line, "| 10k |") || !strings.Contains(line, "| 100ms |") {
+		t.Errorf("burst line:\n%s", line)
+	}
+}
+
+func TestVisibilityLine(t *testing.T) {
+	v := Visibility{Services: 50000, Samples: []time.Duration{time.Millisecond, 3 * time.Millisecond, 2 * time.Millisecond},
+		Acks: []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}}
+	line := VisibilityLine(v)
+	if !strings.Contains(line, "50000 services") || !strings.Contains(line, "median 2ms, max 3ms") {
+		t.Errorf("line %q", line)
+	}
+	if !strings.Contains(VisibilityLine(Visibility{}), "not measured") {
+		t.Error("no samples")
+	}
+}
+
+func lineOf(t *testing.T, table, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	t.Fatalf("no line %q in\n%s", prefix, table)
+	return ""
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/integration/harness"
+)
+
+// pkiConfig says what pki writes.
+type pkiConfig struct {
+	dir        string
+	server     string        // the URL written into <dir>/kubeconfig
+	hostServer string        // if set, the URL written into <dir>/kubeconfig-host
+	names      []string      // extra names and IPs of the serving certificate
+	validity   time.Duration // of the certificates
+	force      bool          // write new files even when they exist
+}
+
+// kubeconfigs returns the kubeconfig files to write and their server URLs.
+func (c pkiConfig) kubeconfigs() map[string]string {
+	files := map[string]string{filepath.Join(c.dir, "kubeconfig"): c.server}
+	if c.hostServer != "" {
+		files[filepath.Join(c.dir, "kubeconfig-host")] = c.hostServer
+	}
+	return files
+}
+
+func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	c := pkiConfig{validity: 365 * 24 * time.Hour}
+	fs := pflag.NewFlagSet("pki", pflag.ContinueOnError)
+	fs.StringVar(&c.dir, "dir", "", "directory to write into (required)")
+	fs.StringVar(&c.server, "server", "https://127.0.0.1:6443", "API server URL for <dir>/kubeconfig")
+	fs.StringVar(&c.hostServer, "host-server", "", "API server URL for <dir>/kubeconfig-host, a second kubeconfig (say, for the host of a container)")
+	fs.StringSliceVar(&c.names, "name", nil, "extra DNS name or IP of the API server's certificate, repeatable")
+	fs.DurationVar(&c.validity, "validity", c.validity, "how long the certificates are valid")
+	fs.BoolVar(&c.force, "force", false, "write new files even if they exist")
+	summary := "Writes a CA, the API server's certificate, a service-account key, a token file with an\n" +
+		"admin user in system:masters, and kubeconfigs for that user. Existing files are kept\n" +
+		"(without --force), so running it again is safe."
+	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
+		return code
+	}
+	if c.dir == "" {
+		fmt.Fprintln(stderr, "kubesky-demo pki: --dir is required")
+		return 2
+	}
+	wrote, err := writePKI(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "kubesky-demo pki: %v\n", err)
+		return 1
+	}
+	if wrote {
+		fmt.Fprintf(stdout, "wrote certificates, token and kubeconfigs in %s\n", c.dir)
+	} else {
+		fmt.Fprintf(stdout, "kept the existing files in %s (--force writes new ones)\n", c.dir)
+	}
+	return 0
+}
+
+// writePKI writes the API server's files and the kubeconfigs, unless they
+// all exist and force is off. It reports whether it wrote.
+func writePKI(c pkiConfig) (bool, error) {
+	files := harness.APIServerFilesIn(c.dir)
+	if !c.force && files.Exist() && allExist(c.kubeconfigs()) {
+		return false, nil
+	}
+	if err := files.Write(harness.PKIOptions{ExtraNames: c.names, Validity: c.validity}); err != nil {
+		return false, err
+	}
+	for path, server := range c.kubeconfigs() {
+		if err := files.WriteKubeconfig(path, server); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func allExist(kubeconfigs map[string]string) bool {
+	for path := range kubeconfigs {
+		if _, err := os.Stat(path); err != nil {
+			return false
+		}
+	}
+	return true
+}

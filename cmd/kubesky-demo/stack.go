@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesky/kubesky/integration/harness"
+)
+
+// component is one server of the demo: how to start it and how to tell it
+// is ready.
+type component struct {
+	name    string
+	binary  string
+	args    []string
+	summary string // printed once it is ready
+	ready   func(ctx context.Context) error
+}
+
+// components are the demo's servers in start order; the API server's
+// files must have been written to p.pki.
+func (c runConfig) components(p paths) []component {
+	return []component{c.skydns(p), c.apiEtcd(p), c.apiserver(p), c.kube2sky(p)}
+}
+
+func (c runConfig) skydns(p paths) component {
+	return component{
+		name:   "skydns",
+		binary: "skydns",
+		args: []string{
+			"--dns-addr=" + c.dnsAddr,
+			"--http-addr=" + c.skydnsHTTPAddr,
+			"--zone=" + c.zone,
+			"--etcd-data-dir=" + p.skydnsEtcd,
+			"--embedded-etcd-addr=" + c.skydnsEtcdAddr,
+		},
+		summary: fmt.Sprintf("DNS on %s (UDP, TCP), records in its embedded etcd at http://%s", c.dnsAddr, c.skydnsEtcdAddr),
+		ready:   func(ctx context.Context) error { return httpOK(ctx, "http://"+c.skydnsHTTPAddr+"/readyz", "") },
+	}
+}
+
+func (c runConfig) apiEtcd(p paths) component {
+	client, peer := "http://"+c.apiEtcdAddr, "http://"+c.apiEtcdPeerAddr
+	return component{
+		name:   "etcd",
+		binary: "etcd",
+		args: []string{
+			"--name=demo",
+			"--data-dir=" + p.apiEtcd,
+			"--listen-client-urls=" + client,
+			"--advertise-client-urls=" + client,
+			"--listen-peer-urls=" + peer,
+			"--initial-advertise-peer-urls=" + peer,
+			"--initial-cluster=demo=" + peer,
+			"--log-level=warn",
+		},
+		summary: "the API server's storage at " + client,
+		ready:   func(ctx context.Context) error { return httpOK(ctx, client+"/health", "") },
+	}
+}
+
+func (c runConfig) apiserver(p paths) component {
+	files := harness.APIServerFilesIn(p.pki)
+	url := "https://" + c.apiserverAddr()
+	return component{
+		name:    "kube-apiserver",
+		binary:  "kube-apiserver",
+		args:    harness.LocalAPIServerArgs(c.apiserverPort, "http://"+c.apiEtcdAddr, files),
+		summary: fmt.Sprintf("%s, kubeconfig %s", url, p.kubeconfig),
+		ready:   func(ctx context.Context) error { return apiserverReady(ctx, p.kubeconfig) },
+	}
+}
+
+func (c runConfig) kube2sky(p paths) component {
+	return component{
+		name:   "kube2sky",
+		binary: "kube2sky",
+		args: []string{
+			"--kubeconfig=" + p.kubeconfig,
+			"--etcd-endpoints=http://" + c.skydnsEtcdAddr,
+			"--zone=" + c.zone,
+			"--http-addr=" + c.kube2skyHTTP,
+		},
+		summary: "watching the API server, writing to skydns's etcd",
+		ready:   func(ctx context.Context) error { return httpOK(ctx, "http://"+c.kube2skyHTTP+"/readyz", "") },
+	}
+}
+
+// apiserverReady asks the API server's /readyz with the admin kubeconfig.
+func apiserverReady(ctx context.Context, kubeconfig string) error {
+	cfg, err := restConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("GET /readyz: %w: %s", err, body)
+	}
+	return nil
+}
+
+// startComponent starts one component and waits until it is ready or has
+// exited.
+func startComponent(ctx context.Context, cs *children, comp component, c runConfig, logs string) (time.Duration, error) {
+	start := time.Now()
+	ch, err := cs.start(comp.name, filepath.Join(c.binDir, comp.binary), comp.args, logs)
+	if err != nil {
+		return 0, err
+	}
+	err = poll(ctx, c.startTimeout, func(ctx context.Context) error {
+		if err := ch.exitError(); err != nil {
+			return permanent(err)
+		}
+		return comp.ready(ctx)
+	})
+	if exitErr := ch.exitError(); exitErr != nil {
+		return 0, exitErr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s not ready (log: %s): %w", comp.name, ch.log, err)
+	}
+	return time.Since(start), nil
+}

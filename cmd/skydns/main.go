@@ -1,0 +1,61 @@
+// Command skydns answers DNS for Kubernetes from SkyDNS records in etcd:
+// flags and environment into a skydns.Config, then skydns.Run until
+// SIGTERM or SIGINT. See docs/skydns.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/skydns"
+)
+
+// version is stamped at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run returns the exit status: 0 after a clean shutdown, 1 after a
+// failure, 2 for a bad flag or environment value.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg := skydns.DefaultConfig()
+	fs := pflag.NewFlagSet("skydns", pflag.ContinueOnError)
+	fs.Usage = func() {}
+	cfg.AddFlags(fs)
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	err := cfg.Parse(fs, args)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprintf(stdout, "Usage: skydns [flags]\n\nEvery flag can also be set as SKYDNS_<FLAG> (--dns-addr: SKYDNS_DNS_ADDR);\nthe --etcd-* flags also read ETCD_<FLAG>.\n\n%s", fs.FlagUsages())
+		return 0
+	case *showVersion:
+		fmt.Fprintln(stdout, "skydns", version)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "skydns: %v\n", err)
+		return 2
+	}
+	logger, err := skydns.NewLogger(stderr, cfg.LogLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "skydns: --log-level: %v\n", err)
+		return 2
+	}
+	logger.Info("skydns", "version", version)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second signal kills at once
+	if err := skydns.Run(ctx, cfg, logger); err != nil {
+		logger.Error("skydns failed", "err", err)
+		return 1
+	}
+	return 0
+}

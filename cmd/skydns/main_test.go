@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// skydnsBinary builds this command once per test run into a temp dir.
+func skydnsBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "skydns-main-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "skydns")
+		out, err := exec.Command(goTool(), "build", "-o", binary, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary != "" {
+		os.RemoveAll(filepath.Dir(binary))
+	}
+	os.Exit(code)
+}
+
+// runBinary runs the command to completion with a clean SKYDNS_/ETCD_
+// environment plus env, and returns its exit status, stdout and stderr.
+func runBinary(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(skydnsBinary(t), args...)
+	cmd.Env = append(cleanEnv(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running skydns: %v", err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SKYDNS_") && !strings.HasPrefix(kv, "ETCD_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		flag string
+	}{
+		{"a bad zone", nil, []string{"--zone", "a..b"}, "--zone"},
+		{"a bad DNS address", nil, []string{"--dns-addr", "localhost"}, "--dns-addr"},
+		{"a bad log level", nil, []string{"--log-level", "chatty"}, "--log-level"},
+		{"a missing TLS file", nil, []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-certfile", "/nonexistent/cert.pem", "--etcd-keyfile", "/nonexistent/key.pem"}, "--etcd-certfile"},
+		{"a bad value from the environment", []string{"SKYDNS_HTTP_ADDR=nowhere"}, nil, "--http-addr"},
+		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+" exits 2 naming "+tc.flag, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, tc.env, tc.args...)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.flag) || stdout != "" {
+				t.Fatalf("exit %d, stderr %q, stdout %q; want 2 and one line naming %s", code, stderr, stdout, tc.flag)
+			}
+		})
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	t.Run("--version prints the version", func(t *testing.T) {
+		code, stdout, _ := runBinary(t, nil, "--version")
+		if code != 0 || stdout != "skydns dev\n" {
+			t.Fatalf("exit %d, stdout %q", code, stdout)
+		}
+	})
+	t.Run("--help lists every flag and the environment rule", func(t *testing.T) {
+		code, stdout, _ := runBinary(t, nil, "--help")
+		for _, want := range []string{"--dns-addr", "--zone", "--etcd-endpoints", "--embedded-etcd-addr", "SKYDNS_DNS_ADDR"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("help lacks %s", want)
+			}
+		}
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+}
+
+// TestSIGTERMShutsDownCleanly runs the daemon with its embedded etcd,
+// waits until it is ready, and stops it with SIGTERM.
+func TestSIGTERMShutsDownCleanly(t *testing.T) {
+	cmd := exec.Command(skydnsBinary(t), "--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
+		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd"))
+	cmd.Env = cleanEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	logs := make(chan string, 1000)
+	go scanLines(stderr, logs)
+
+	httpAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`))
+	waitReady(t, httpAddr)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, logs, regexp.MustCompile(`msg="(embedded etcd stopped)"`))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("still running 15s after SIGTERM")
+	}
+}
+
+func scanLines(r io.Reader, lines chan<- string) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		lines <- sc.Text()
+	}
+	close(lines)
+}
+
+// waitLog returns the first submatch of the first log line matching re.
+func waitLog(t *testing.T, logs <-chan string, re *regexp.Regexp) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-logs:
+			if !ok {
+				t.Fatalf("skydns exited before logging %s", re)
+			}
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m[1]
+			}
+		case <-timeout:
+			t.Fatalf("no log line matching %s within 30s", re)
+		}
+	}
+}
+
+func waitReady(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz on %s not 200 within 30s (last: %v)", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,66 @@
+package deploy
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+//go:embed examples/*.yaml kubernetes/*.yaml
+var files embed.FS
+
+// KustomizationFile is the name of kustomize's file, which is not a
+// Kubernetes object and is skipped by ReadDir.
+const KustomizationFile = "kustomization.yaml"
+
+// Examples returns the example Services and EndpointSlices of examples/, in
+// file-name order.
+func Examples() ([]*unstructured.Unstructured, error) {
+	return ReadDir(files, "examples")
+}
+
+// Manifests returns the objects of kubernetes/ (the kube-dns replacement),
+// in file-name order, without the kustomization.
+func Manifests() ([]*unstructured.Unstructured, error) {
+	return ReadDir(files, "kubernetes")
+}
+
+// ReadDir decodes every *.yaml and *.yml file of dir in fsys except
+// KustomizationFile, in file-name order.
+func ReadDir(fsys fs.FS, dir string) ([]*unstructured.Unstructured, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, name := range manifestNames(entries) {
+		p := path.Join(dir, name)
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		decoded, err := Decode(p, data)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, decoded...)
+	}
+	return objs, nil
+}
+
+func manifestNames(entries []fs.DirEntry) []string {
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		isYAML := strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+		if !e.IsDir() && isYAML && name != KustomizationFile {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,116 @@
+package etcdstore
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// EmbeddedConfig says where an embedded etcd keeps its data and listens.
+type EmbeddedConfig struct {
+	// Name is the member name (default "kubesky").
+	Name string
+	// DataDir holds the write-ahead log and snapshots; it persists across
+	// restarts.
+	DataDir string
+	// ClientURL is the client listen URL, e.g. http://127.0.0.1:2379. Port 0
+	// picks a free port; Embedded.ClientURL reports the one chosen.
+	ClientURL string
+	// PeerURL is the peer listen URL (default http://127.0.0.1:0: a
+	// single member never dials its peers).
+	PeerURL string
+	// ReadyTimeout bounds the wait for the server to serve (default 30s).
+	ReadyTimeout time.Duration
+	// LogLevel is etcd's own log level (default "error").
+	LogLevel string
+}
+
+// Embedded is a single-member etcd server running inside this process.
+type Embedded struct {
+	etcd *embed.Etcd
+}
+
+// StartEmbedded starts an etcd server and waits until it serves clients.
+func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
+	cfg, err := c.etcdConfig()
+	if err != nil {
+		return nil, err
+	}
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("starting embedded etcd in %s: %w", c.DataDir, err)
+	}
+	timeout := c.ReadyTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return &Embedded{etcd: e}, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("embedded etcd in %s failed while starting: %w", c.DataDir, err)
+	case <-time.After(timeout):
+		e.Close()
+		return nil, fmt.Errorf("embedded etcd in %s not ready after %s", c.DataDir, timeout)
+	}
+}
+
+func (c EmbeddedConfig) etcdConfig() (*embed.Config, error) {
+	if c.DataDir == "" {
+		return nil, errors.New("embedded etcd needs a data dir")
+	}
+	clientURL, err := parseListenURL("client", c.ClientURL, "http://127.0.0.1:2379")
+	if err != nil {
+		return nil, err
+	}
+	peerURL, err := parseListenURL("peer", c.PeerURL, "http://127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Name = valueOr(c.Name, "kubesky")
+	cfg.Dir = c.DataDir
+	cfg.ListenClientUrls = []url.URL{*clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
+	cfg.ListenPeerUrls = []url.URL{*peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.LogLevel = valueOr(c.LogLevel, "error")
+	cfg.Logger = "zap"
+	cfg.LogOutputs = []string{"stderr"}
+	return cfg, nil
+}
+
+func parseListenURL(what, raw, fallback string) (*url.URL, error) {
+	u, err := url.Parse(valueOr(raw, fallback))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("embedded etcd %s URL %q is not an http:// URL with host:port", what, raw)
+	}
+	return u, nil
+}
+
+func valueOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// ClientURL returns the URL clients reach the server at, with the port that
+// was actually bound.
+func (e *Embedded) ClientURL() string {
+	return "http://" + e.etcd.Clients[0].Addr().String()
+}
+
+// Err reports a fatal error of the running server.
+func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
+
+// Close stops the server and waits for it to release its data dir.
+func (e *Embedded) Close() {
+	e.etcd.Close()
+	<-e.etcd.Server.StopNotify()
+}

@@ -1,0 +1,279 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Source is the part of an etcd client a ListWatcher uses.
+type Source interface {
+	Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error)
+	Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan
+}
+
+var _ Source = (*clientv3.Client)(nil)
+
+// EventType says whether an event stores or removes a key.
+type EventType int
+
+// The event types.
+const (
+	Put EventType = iota
+	Delete
+)
+
+// Event is one change to one key.
+type Event struct {
+	Type  EventType
+	Key   string
+	Value []byte // nil for Delete
+}
+
+// Update is what a ListWatcher delivers: either the complete content of the
+// prefix at Revision (Full, every event a Put), or all the changes that
+// etcd committed in the one revision Revision.
+type Update struct {
+	Revision int64
+	Full     bool
+	Events   []Event
+}
+
+// State is the health of the list-then-watch loop.
+type State struct {
+	// Synced is true once a full list has been delivered.
+	Synced bool
+	// Connected is false while etcd cannot be reached.
+	Connected bool
+	// Since is when Connected last changed.
+	Since time.Time
+	// Err is the last error seen while disconnected.
+	Err error
+}
+
+// ListWatcher mirrors a key prefix: it lists the prefix at one revision,
+// then watches from the next one, delivering each revision's events
+// together. A compacted watch lists again; a broken watch resumes from the
+// last revision seen. It never gives up while its context lives.
+type ListWatcher struct {
+	Source Source
+	Prefix string
+	// PageSize bounds the keys per list request (default 1000).
+	PageSize int64
+	// RequestTimeout is each list request's deadline (default 5s).
+	RequestTimeout time.Duration
+	// ProbeInterval is how often etcd's reachability is checked while the
+	// watch is quiet (default 2s).
+	ProbeInterval time.Duration
+	// OnUpdate receives updates in revision order, from one goroutine.
+	OnUpdate func(Update)
+	// OnState receives every change of State.
+	OnState func(State)
+	Logger  *slog.Logger
+
+	state    State
+	revision int64 // last revision delivered
+}
+
+// Run lists and watches until ctx ends; it returns ctx's error.
+func (lw *ListWatcher) Run(ctx context.Context) error {
+	lw.defaults()
+	backoff := newBackoff(100*time.Millisecond, 5*time.Second)
+	for ctx.Err() == nil {
+		if lw.revision == 0 {
+			if err := lw.list(ctx); err != nil {
+				lw.disconnected(err)
+				backoff.wait(ctx)
+				continue
+			}
+		}
+		err := lw.watch(ctx)
+		switch {
+		case errors.Is(err, rpctypes.ErrCompacted):
+			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision)
+			lw.revision = 0
+		case err != nil && ctx.Err() == nil:
+			lw.disconnected(err)
+			backoff.wait(ctx)
+		default:
+			backoff.reset()
+		}
+	}
+	return ctx.Err()
+}
+
+func (lw *ListWatcher) defaults() {
+	if lw.PageSize <= 0 {
+		lw.PageSize = 1000
+	}
+	if lw.RequestTimeout <= 0 {
+		lw.RequestTimeout = 5 * time.Second
+	}
+	if lw.ProbeInterval <= 0 {
+		lw.ProbeInterval = 2 * time.Second
+	}
+	if lw.Logger == nil {
+		lw.Logger = slog.New(slog.DiscardHandler)
+	}
+	if lw.OnState == nil {
+		lw.OnState = func(State) {}
+	}
+}
+
+// list reads the whole prefix at one revision, page by page.
+func (lw *ListWatcher) list(ctx context.Context) error {
+	var events []Event
+	var revision int64
+	from, end := lw.Prefix, clientv3.GetPrefixRangeEnd(lw.Prefix)
+	for {
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(lw.PageSize)}
+		if revision != 0 {
+			opts = append(opts, clientv3.WithRev(revision))
+		}
+		resp, err := lw.get(ctx, from, opts...)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", lw.Prefix, err)
+		}
+		if revision == 0 {
+			revision = resp.Header.Revision
+		}
+		for _, kv := range resp.Kvs {
+			events = append(events, Event{Type: Put, Key: string(kv.Key), Value: kv.Value})
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			break
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+	lw.revision = revision
+	lw.OnUpdate(Update{Revision: revision, Full: true, Events: events})
+	lw.setState(State{Synced: true, Connected: true})
+	return nil
+}
+
+func (lw *ListWatcher) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, lw.RequestTimeout)
+	defer cancel()
+	return lw.Source.Get(ctx, key, opts...)
+}
+
+// watch follows the prefix from the revision after the last one delivered
+// until the stream breaks. It returns rpctypes.ErrCompacted when that
+// revision is gone.
+func (lw *ListWatcher) watch(ctx context.Context) error {
+	watchCtx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	ch := lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(lw.revision+1))
+	probe := time.NewTicker(lw.ProbeInterval)
+	defer probe.Stop()
+	for {
+		select {
+		case resp, ok := <-ch:
+			if !ok {
+				return errors.New("watch channel closed")
+			}
+			if err := lw.handle(resp); err != nil {
+				return err
+			}
+		case <-probe.C:
+			lw.probe(ctx)
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// handle delivers one watch response, a revision at a time.
+func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
+	if resp.CompactRevision != 0 {
+		return rpctypes.ErrCompacted
+	}
+	if err := resp.Err(); err != nil {
+		return err
+	}
+	lw.connected()
+	for start := 0; start < len(resp.Events); {
+		revision := resp.Events[start].Kv.ModRevision
+		end := start
+		var events []Event
+		for ; end < len(resp.Events) && resp.Events[end].Kv.ModRevision == revision; end++ {
+			events = append(events, convertEvent(resp.Events[end]))
+		}
+		lw.revision = revision
+		lw.OnUpdate(Update{Revision: revision, Events: events})
+		start = end
+	}
+	return nil
+}
+
+func convertEvent(ev *clientv3.Event) Event {
+	if ev.Type == clientv3.EventTypeDelete {
+		return Event{Type: Delete, Key: string(ev.Kv.Key)}
+	}
+	return Event{Type: Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
+}
+
+// probe checks that etcd answers; the client's watch retries silently while
+// the server is away, so without it an outage would go unnoticed.
+func (lw *ListWatcher) probe(ctx context.Context) {
+	_, err := lw.get(ctx, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
+	switch {
+	case err == nil:
+		lw.connected()
+	case ctx.Err() == nil:
+		lw.disconnected(err)
+	}
+}
+
+func (lw *ListWatcher) connected() {
+	if !lw.state.Connected {
+		lw.Logger.Info("etcd reachable", "prefix", lw.Prefix, "revision", lw.revision)
+		lw.setState(State{Synced: lw.state.Synced, Connected: true})
+	}
+}
+
+func (lw *ListWatcher) disconnected(err error) {
+	if lw.state.Connected || lw.state.Since.IsZero() {
+		lw.Logger.Warn("etcd unreachable, serving the last snapshot", "prefix", lw.Prefix, "revision", lw.revision, "err", err)
+		lw.setState(State{Synced: lw.state.Synced, Connected: false, Err: err})
+		return
+	}
+	lw.state.Err = err
+	lw.OnState(lw.state)
+}
+
+func (lw *ListWatcher) setState(s State) {
+	if s.Connected != lw.state.Connected || lw.state.Since.IsZero() {
+		s.Since = time.Now()
+	} else {
+		s.Since = lw.state.Since
+	}
+	lw.state = s
+	lw.OnState(s)
+}
+
+// backoff doubles a delay up to a maximum.
+type backoff struct {
+	min, max, next time.Duration
+}
+
+func newBackoff(min, max time.Duration) *backoff {
+	return &backoff{min: min, max: max, next: min}
+}
+
+func (b *backoff) wait(ctx context.Context) {
+	t := time.NewTimer(b.next)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	b.next = min(2*b.next, b.max)
+}
+
+func (b *backoff) reset() { b.next = b.min }

@@ -1,0 +1,167 @@
+package etcdstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// recorder keeps what a ListWatcher delivered and mirrors it into a map.
+type recorder struct {
+	mu      sync.Mutex
+	updates []etcdstore.Update
+	content map[string]string
+	state   etcdstore.State
+}
+
+func (r *recorder) onUpdate(u etcdstore.Update) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, u)
+	if u.Full {
+		r.content = map[string]string{}
+	}
+	for _, ev := range u.Events {
+		if ev.Type == etcdstore.Delete {
+			delete(r.content, ev.Key)
+		} else {
+			r.content[ev.Key] = string(ev.Value)
+		}
+	}
+}
+
+func (r *recorder) onState(s etcdstore.State) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state = s
+}
+
+func (r *recorder) get(key string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.content[key]
+	return v, ok
+}
+
+func (r *recorder) snapshot() ([]etcdstore.Update, etcdstore.State, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]etcdstore.Update(nil), r.updates...), r.state, len(r.content)
+}
+
+func startListWatch(t *testing.T, client *clientv3.Client, pageSize int64) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	lw := &etcdstore.ListWatcher{
+		Source: client, Prefix: "/skydns/", PageSize: pageSize,
+		ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+		OnUpdate: rec.onUpdate, OnState: rec.onState,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = lw.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return rec
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestListIsPaginatedAtOneRevisionThenWatched(t *testing.T) {
+	srv := etcdtest.Start(t)
+	for i := range 7 {
+		srv.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "v")
+	}
+	srv.Put(t, "/other/key", "outside the prefix")
+	rec := startListWatch(t, srv.Client, 2)
+	eventually(t, "the full list", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 7 })
+
+	srv.Put(t, "/skydns/local/new", "n")
+	srv.Delete(t, "/skydns/local/k0")
+	eventually(t, "the put and the delete", func() bool {
+		_, ok := rec.get("/skydns/local/k0")
+		v, _ := rec.get("/skydns/local/new")
+		return !ok && v == "n"
+	})
+	updates, _, _ := rec.snapshot()
+	if !updates[0].Full || len(updates[0].Events) != 7 {
+		t.Fatalf("first update should be a full list of 7 keys, got %+v", updates[0])
+	}
+}
+
+func TestOneTxnArrivesAsOneUpdate(t *testing.T) {
+	srv := etcdtest.Start(t)
+	rec := startListWatch(t, srv.Client, 0)
+	eventually(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+
+	var ops []clientv3.Op
+	for i := range 50 {
+		ops = append(ops, clientv3.OpPut(fmt.Sprintf("/skydns/txn/k%02d", i), "v"))
+	}
+	resp, err := srv.Client.Txn(context.Background()).Then(ops...).Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the txn", func() bool { _, _, n := rec.snapshot(); return n == 50 })
+	updates, _, _ := rec.snapshot()
+	last := updates[len(updates)-1]
+	if last.Revision != resp.Header.Revision || len(last.Events) != 50 {
+		t.Fatalf("want one update of 50 events at revision %d, got %d events at %d", resp.Header.Revision, len(last.Events), last.Revision)
+	}
+}
+
+func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	rec := startListWatch(t, srv.Client, 0)
+	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+
+	// Stop the server, write behind the watcher's back, compact, and restart:
+	// the watcher's next revision is gone, so it must list again.
+	url := srv.ClientURL()
+	srv.Stop()
+	srv.Restart(t, url)
+	srv.Put(t, "/skydns/b", "2")
+	rev := srv.Put(t, "/skydns/a", "3")
+	if _, err := srv.Client.Compact(context.Background(), rev); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "both changes", func() bool {
+		a, _ := rec.get("/skydns/a")
+		b, _ := rec.get("/skydns/b")
+		return a == "3" && b == "2"
+	})
+}
+
+func TestEtcdAwayIsReportedAndChangesResumeWhenBack(t *testing.T) {
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	rec := startListWatch(t, srv.Client, 0)
+	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+
+	url := srv.ClientURL()
+	srv.Stop()
+	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected && s.Err != nil })
+	if v, _ := rec.get("/skydns/a"); v != "1" {
+		t.Fatalf("content lost while etcd is away: %q", v)
+	}
+
+	srv.Restart(t, url)
+	srv.Put(t, "/skydns/a", "2")
+	eventually(t, "the change made after the restart", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
+	eventually(t, "connected state", func() bool { _, s, _ := rec.snapshot(); return s.Connected })
+}

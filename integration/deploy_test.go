@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"slices"
+	"testing"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/deploy"
+	"github.com/kubesky/kubesky/integration/harness"
+)
+
+// TestDeployManifestsApply applies deploy/kubernetes and deploy/examples
+// to a real kube-apiserver with server-side apply, twice, and checks what
+// the API server made of them, including that kubesky's RBAC grants
+// reading Services and EndpointSlices and nothing more.
+func TestDeployManifestsApply(t *testing.T) {
+	etcd := harness.StartEtcd(t)
+	api := harness.StartAPIServer(t, etcd.Endpoint)
+	applier, err := deploy.NewApplier(api.Config, "kubesky-integration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests, err := deploy.Manifests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := deploy.Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := append(manifests, examples...)
+
+	t.Run("every manifest and example applies, and applies again unchanged", func(t *testing.T) {
+		for range 2 {
+			if err := applier.Apply(t.Context(), objs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Run("the kube-dns Service has the cluster DNS address and both protocols", func(t *testing.T) {
+		svc, err := api.Client.CoreV1().Services("kube-system").Get(t.Context(), "kube-dns", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if svc.Spec.ClusterIP != "10.96.0.10" || len(svc.Spec.Ports) != 2 {
+			t.Fatalf("clusterIP %s, ports %v", svc.Spec.ClusterIP, svc.Spec.Ports)
+		}
+	})
+	t.Run("the Deployment runs etcd, kube2sky and skydns", func(t *testing.T) {
+		d, err := api.Client.AppsV1().Deployments("kube-system").Get(t.Context(), "kubesky", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range d.Spec.Template.Spec.Containers {
+			names = append(names, c.Name)
+		}
+		if !slices.Equal(names, []string{"etcd", "kube2sky", "skydns"}) {
+			t.Fatalf("containers %v", names)
+		}
+	})
+	t.Run("the example Service got its fixed cluster IP", func(t *testing.T) {
+		svc, err := api.Client.CoreV1().Services("default").Get(t.Context(), "web", metav1.GetOptions{})
+		if err != nil || svc.Spec.ClusterIP != "10.96.0.80" {
+			t.Fatalf("%v, %v", svc, err)
+		}
+	})
+	t.Run("the service account may read Services and EndpointSlices and nothing more", func(t *testing.T) {
+		allowed := []authorizationv1.ResourceAttributes{
+			{Verb: "list", Resource: "services"},
+			{Verb: "watch", Resource: "services"},
+			{Verb: "get", Resource: "services", Namespace: "default"},
+			{Verb: "list", Group: "discovery.k8s.io", Resource: "endpointslices"},
+			{Verb: "watch", Group: "discovery.k8s.io", Resource: "endpointslices"},
+		}
+		denied := []authorizationv1.ResourceAttributes{
+			{Verb: "create", Resource: "services", Namespace: "default"},
+			{Verb: "list", Resource: "secrets"},
+			{Verb: "list", Resource: "pods"},
+			{Verb: "list", Resource: "endpoints"},
+			{Verb: "update", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "default"},
+		}
+		for _, attrs := range allowed {
+			if !canI(t, api, attrs) {
+				t.Errorf("kubesky may not %s %s", attrs.Verb, attrs.Resource)
+			}
+		}
+		for _, attrs := range denied {
+			if canI(t, api, attrs) {
+				t.Errorf("kubesky may %s %s", attrs.Verb, attrs.Resource)
+			}
+		}
+	})
+}
+
+// canI asks the API server's authorizer whether kubesky's service account
+// may do attrs.
+func canI(t *testing.T, api *harness.APIServer, attrs authorizationv1.ResourceAttributes) bool {
+	t.Helper()
+	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:kube-system:kubesky",
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"},
+		ResourceAttributes: &attrs,
+	}}
+	got, err := api.Client.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), review, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Status.Allowed
+}

@@ -1,0 +1,217 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// DefaultStopTimeout is how long Stop waits after SIGTERM before SIGKILL.
+const DefaultStopTimeout = 10 * time.Second
+
+// startHeader begins the line Start writes to the log before each run.
+const startHeader = "=== harness: starting "
+
+// logTailLines is how many lines of a process's log a failing test prints.
+const logTailLines = 150
+
+// ProcessSpec describes a server process to run.
+type ProcessSpec struct {
+	Name        string        // label for logs; defaults to the base name of Path
+	Path        string        // the binary; see Binary
+	Args        []string      // arguments, without the program name
+	Env         []string      // KEY=value pairs added to the test's environment
+	StopTimeout time.Duration // SIGTERM→SIGKILL grace; DefaultStopTimeout when zero
+}
+
+// Process is a server started by a test. Its stdout and stderr go to one log
+// file (kept across restarts) whose tail is printed if the test fails. A
+// Process that exits on its own, without Stop or Kill, fails the test.
+type Process struct {
+	t    testing.TB
+	spec ProcessSpec
+	log  string
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the current run has exited
+	stopping bool          // the current run is being stopped on purpose
+	exitErr  error
+}
+
+// StartProcess starts spec and registers a cleanup that stops it (and prints
+// the log's tail when the test failed). It fails the test if the binary
+// cannot be started.
+func StartProcess(t testing.TB, spec ProcessSpec) *Process {
+	t.Helper()
+	if spec.Name == "" {
+		spec.Name = filepath.Base(spec.Path)
+	}
+	if spec.StopTimeout == 0 {
+		spec.StopTimeout = DefaultStopTimeout
+	}
+	p := &Process{t: t, spec: spec, log: filepath.Join(t.TempDir(), spec.Name+".log")}
+	t.Cleanup(p.cleanup)
+	p.Start()
+	return p
+}
+
+// Name returns the process's label.
+func (p *Process) Name() string { return p.spec.Name }
+
+// LogPath returns the file holding the process's output.
+func (p *Process) LogPath() string { return p.log }
+
+// Start starts the process again with the same spec, after Stop or Kill. It
+// fails the test when the process is running or cannot be started.
+func (p *Process) Start() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil && !p.exitedLocked() {
+		p.t.Fatalf("%s: Start while already running", p.spec.Name)
+	}
+	out, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		p.t.Fatalf("%s: opening log: %v", p.spec.Name, err)
+	}
+	fmt.Fprintf(out, "%s%s %q\n", startHeader, p.spec.Path, p.spec.Args)
+	cmd := exec.Command(p.spec.Path, p.spec.Args...)
+	cmd.Env = append(os.Environ(), p.spec.Env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		p.t.Fatalf("%s: starting %s: %v", p.spec.Name, p.spec.Path, err)
+	}
+	p.cmd, p.done, p.stopping, p.exitErr = cmd, make(chan struct{}), false, nil
+	go p.wait(cmd, out, p.done)
+}
+
+// wait reaps one run of the process and reports an unexpected exit.
+func (p *Process) wait(cmd *exec.Cmd, out *os.File, done chan struct{}) {
+	err := cmd.Wait()
+	out.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.exitErr = err
+	if !p.stopping {
+		p.t.Errorf("%s exited unexpectedly: %v (log: %s)", p.spec.Name, err, p.log)
+	}
+	close(done)
+}
+
+// Exited reports whether the current run has exited, and how.
+func (p *Process) Exited() (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exitedLocked(), p.exitErr
+}
+
+func (p *Process) exitedLocked() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForLog waits until a line of the process's own output (not the
+// harness's start lines) contains substr, failing the test after timeout or
+// if the process exits first.
+func (p *Process) WaitForLog(substr string, timeout time.Duration) {
+	p.t.Helper()
+	err := Poll(timeout, func() error {
+		if p.logContains(substr) {
+			return nil
+		}
+		if err := p.ErrIfExited(); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: no log line contains %q", p.spec.Name, substr)
+	})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *Process) logContains(substr string) bool {
+	data, _ := os.ReadFile(p.log)
+	for line := range bytes.Lines(data) {
+		if !bytes.HasPrefix(line, []byte(startHeader)) && bytes.Contains(line, []byte(substr)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrIfExited returns a Permanent error when the process has exited, for use
+// in readiness conditions passed to Poll or Eventually.
+func (p *Process) ErrIfExited() error {
+	if exited, err := p.Exited(); exited {
+		return Permanent(fmt.Errorf("%s exited: %v; log tail:\n%s", p.spec.Name, err, p.tail()))
+	}
+	return nil
+}
+
+// Stop sends SIGTERM, waits up to the spec's StopTimeout, then sends SIGKILL.
+// It returns once the process has exited; stopping a stopped process is a
+// no-op.
+func (p *Process) Stop() {
+	p.terminate(syscall.SIGTERM, p.spec.StopTimeout)
+}
+
+// Kill sends SIGKILL, as a crash would, and waits for the exit.
+func (p *Process) Kill() {
+	p.terminate(syscall.SIGKILL, 0)
+}
+
+func (p *Process) terminate(sig syscall.Signal, grace time.Duration) {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	if cmd == nil || p.exitedLocked() {
+		p.mu.Unlock()
+		return
+	}
+	p.stopping = true
+	p.mu.Unlock()
+
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	_ = cmd.Process.Kill()
+	<-done
+}
+
+// cleanup stops the process at the end of the test and, if the test failed,
+// prints the tail of its log.
+func (p *Process) cleanup() {
+	p.Stop()
+	if p.t.Failed() {
+		p.t.Logf("--- last %d lines of %s (%s):\n%s", logTailLines, p.spec.Name, p.log, p.tail())
+	}
+}
+
+// tail returns the last logTailLines lines of the log.
+func (p *Process) tail() string {
+	data, err := os.ReadFile(p.log)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Sprintf("(reading log: %v)", err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) > logTailLines {
+		lines = lines[len(lines)-logTailLines:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}

@@ -1,0 +1,183 @@
+package kube2sky
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/spf13/pflag"
+)
+
+// Config is everything kube2sky can be told.
+type Config struct {
+	// Kubeconfig is the kubeconfig file; "" means $KUBECONFIG, then
+	// ~/.kube/config, then the in-cluster configuration.
+	Kubeconfig string
+	Etcd       etcdstore.ClientOptions
+	// Zone is the cluster domain, e.g. cluster.local.
+	Zone string
+	// Prefix is the etcd key prefix of the records.
+	Prefix string
+	// HTTPAddr is where /healthz, /readyz and /metrics listen.
+	HTTPAddr string
+	// Workers is how many Services are reconciled at once.
+	Workers int
+	// ResyncPeriod is how often a full reconcile runs.
+	ResyncPeriod time.Duration
+	// LeaderElect makes replicas elect one writer in etcd.
+	LeaderElect bool
+	// LeaseDuration is the leader's etcd lease TTL: how long a crashed
+	// leader blocks the others.
+	LeaseDuration time.Duration
+	// TTL is the DNS TTL of every record, in seconds.
+	TTL uint32
+	// OwnerID is stamped on every value; "" means "kube2sky.<zone>".
+	OwnerID string
+	// MaxTxnOps is the most operations in one etcd Txn; it must not exceed
+	// the etcd server's --max-txn-ops.
+	MaxTxnOps int
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+	// Identity names this replica in the election; "" means host name and
+	// process id.
+	Identity string
+	// ExtraRecords are the pod and host records (extraconfig.go).
+	ExtraRecords
+
+	// probeInterval is how often etcd's reachability is checked (2s).
+	probeInterval time.Duration
+}
+
+// DefaultConfig returns the defaults of every flag.
+func DefaultConfig() Config {
+	etcd := etcdstore.DefaultClientOptions()
+	etcd.Endpoints = []string{"http://127.0.0.1:2379"}
+	return Config{
+		Etcd:          etcd,
+		Zone:          "cluster.local",
+		Prefix:        etcdstore.DefaultPrefix,
+		HTTPAddr:      ":8081",
+		Workers:       4,
+		ResyncPeriod:  5 * time.Minute,
+		LeaderElect:   true,
+		LeaseDuration: 15 * time.Second,
+		TTL:           30,
+		MaxTxnOps:     128,
+		LogLevel:      "info",
+		probeInterval: 2 * time.Second,
+		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled},
+	}
+}
+
+// AddFlags registers every flag on fs, with the current values as defaults.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then in-cluster)")
+	c.Etcd.AddFlags(fs)
+	fs.StringVar(&c.Zone, "zone", c.Zone, "cluster domain the records are written for")
+	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the records")
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "listen address of /healthz, /readyz and /metrics")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "Services reconciled concurrently")
+	fs.DurationVar(&c.ResyncPeriod, "resync-period", c.ResyncPeriod, "interval of the full reconcile that repairs and garbage-collects etcd")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", c.LeaderElect, "elect one writing replica through etcd")
+	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", c.LeaseDuration, "leader lease TTL (whole seconds, at least 2s): how long a crashed leader blocks the others")
+	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "DNS TTL of every record, in seconds")
+	fs.StringVar(&c.OwnerID, "owner-id", c.OwnerID, `owner stamped on every value; only keys with it are changed or deleted (default "kube2sky.<zone>")`)
+	fs.IntVar(&c.MaxTxnOps, "max-txn-ops", c.MaxTxnOps, "most operations per etcd transaction (at most the server's --max-txn-ops)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	c.ExtraRecords.addFlags(fs)
+}
+
+// Validate checks the configuration; each error names the flag at fault.
+func (c Config) Validate() error {
+	errs := []error{c.Etcd.Validate()}
+	if len(c.Etcd.Endpoints) == 0 {
+		errs = append(errs, errors.New("--etcd-endpoints: at least one endpoint is required"))
+	}
+	if !records.ValidDomain(c.Zone) {
+		errs = append(errs, fmt.Errorf("--zone: %q is not a lower-case domain name", c.Zone))
+	}
+	errs = append(errs, validatePrefix(c.Prefix), validateHTTPAddr(c.HTTPAddr), c.validateNumbers(), validateOwner(c.OwnerID))
+	errs = append(errs, c.ExtraRecords.validate(c.Zone))
+	if _, err := parseLogLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateNumbers() error {
+	var errs []error
+	if c.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--workers: must be at least 1, got %d", c.Workers))
+	}
+	if c.ResyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--resync-period: must be positive, got %s", c.ResyncPeriod))
+	}
+	if c.LeaseDuration < 2*time.Second || c.LeaseDuration%time.Second != 0 {
+		errs = append(errs, fmt.Errorf("--leader-elect-lease-duration: must be whole seconds, at least 2s, got %s", c.LeaseDuration))
+	}
+	if c.MaxTxnOps < 2 {
+		errs = append(errs, fmt.Errorf("--max-txn-ops: must be at least 2, got %d", c.MaxTxnOps))
+	}
+	return errors.Join(errs...)
+}
+
+func validatePrefix(p string) error {
+	if !strings.HasPrefix(p, "/") || len(p) < 2 || strings.HasSuffix(p, "/") || strings.Contains(p, "//") {
+		return fmt.Errorf("--prefix: %q must start with / and have no empty or trailing segment, like /skydns", p)
+	}
+	return nil
+}
+
+func validateHTTPAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return fmt.Errorf("--http-addr: %q is not host:port", addr)
+	}
+	return nil
+}
+
+func validateOwner(owner string) error {
+	if strings.ContainsAny(owner, "/ \t\n\"\\") || len(owner) > 253 {
+		return fmt.Errorf("--owner-id: %q must be at most 253 characters without slashes, quotes or spaces", owner)
+	}
+	return nil
+}
+
+// owner returns the owner id, derived from the zone when not set.
+func (c Config) owner() string {
+	if c.OwnerID != "" {
+		return c.OwnerID
+	}
+	return "kube2sky." + strings.TrimSuffix(c.Zone, ".")
+}
+
+// zone returns the records zone of this configuration.
+func (c Config) zone() records.Zone {
+	return records.NewZone(c.Zone, c.Prefix, c.TTL, c.owner())
+}
+
+// electionPrefix returns the key prefix replicas campaign under.
+func (c Config) electionPrefix() string {
+	return c.Prefix + "/_kube2sky/leader/" + c.owner()
+}
+
+// identity returns the name this replica campaigns with.
+func (c Config) identity() string {
+	if c.Identity != "" {
+		return c.Identity
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}

@@ -1,0 +1,221 @@
+package kube2sky
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubesky/kubesky/kube2sky/records"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Controller keeps etcd's records in step with the cluster's Services.
+type Controller struct {
+	cfg      Config
+	zone     records.Zone
+	owner    string
+	log      *slog.Logger
+	etcd     *clientv3.Client
+	store    *store
+	services cache.SharedIndexInformer
+	slices   cache.SharedIndexInformer
+	queue    workqueue.TypedRateLimitingInterface[string]
+	ptrs     *ptrIndex
+	triggers *triggers
+	problems *problemLog
+	metrics  *metrics
+	lead     leadership
+	extra    *extraRecords // pod and host records (extra.go)
+
+	// fullMu is held for writing by a full reconcile and for reading by each
+	// Service reconcile, so that the two never interleave.
+	fullMu sync.RWMutex
+
+	synced     atomic.Bool  // informers have listed everything
+	reachable  atomic.Bool  // the last etcd probe succeeded
+	lastSeen   atomic.Int64 // unix nanoseconds of the last successful probe
+	reconciled atomic.Bool  // the current term's first full reconcile is done
+	role       atomic.Int32 // roleStarting, roleStandby or roleLeader
+
+	resyncRequests chan chan error // full reconciles asked for by tests
+	reconnected    chan struct{}   // etcd came back: the leader reconciles fully
+	etcdBack       *broadcast      // fires whenever etcd answers again after an outage
+
+	staleMu     sync.Mutex
+	staleLeases []clientv3.LeaseID // leases that could not be revoked; guarded by staleMu
+}
+
+// New returns a Controller of the Services seen through kube, writing to
+// etcd. cfg must be valid (Config.Validate); a nil log discards. Its work
+// queue runs from here on and stops when Run returns.
+func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog.Logger) (*Controller, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.probeInterval <= 0 {
+		cfg.probeInterval = 2 * time.Second
+	}
+	c := &Controller{
+		cfg:            cfg,
+		zone:           cfg.zone(),
+		owner:          cfg.owner(),
+		log:            log,
+		etcd:           etcd,
+		store:          &store{kv: etcd, timeout: cfg.Etcd.RequestTimeout, maxOps: cfg.MaxTxnOps - 1, pageSize: 5000},
+		services:       newServiceInformer(kube),
+		slices:         newSliceInformer(kube),
+		ptrs:           newPTRIndex(),
+		triggers:       newTriggers(),
+		lead:           leadership{changed: make(chan struct{})},
+		resyncRequests: make(chan chan error),
+		reconnected:    make(chan struct{}, 1),
+		etcdBack:       newBroadcast(),
+	}
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[string]{})
+	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
+	c.problems = newProblemLog(log, c.metrics)
+	if _, err := c.services.AddEventHandler(c.serviceHandler()); err != nil {
+		return nil, fmt.Errorf("service informer: %w", err)
+	}
+	if _, err := c.slices.AddEventHandler(c.sliceHandler()); err != nil {
+		return nil, fmt.Errorf("endpointslice informer: %w", err)
+	}
+	if err := c.addExtraRecords(kube); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run starts the informers, waits for them to sync, then reconciles as the
+// leader (or waits as a standby) until ctx ends. It returns nil on a clean
+// stop; etcd being unreachable is retried, never returned.
+func (c *Controller) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer c.queue.ShutDown()
+	wg.Go(func() { c.services.RunWithContext(ctx) })
+	wg.Go(func() { c.slices.RunWithContext(ctx) })
+	wg.Go(func() { c.probeLoop(ctx) })
+	c.runExtraRecords(ctx, &wg)
+	c.log.Info("waiting for the informers to sync")
+	if !cache.WaitForCacheSync(ctx.Done(), c.services.HasSynced, c.slices.HasSynced, c.extraSynced) {
+		return nil
+	}
+	c.synced.Store(true)
+	c.log.Info("informers synced", "services", len(c.services.GetStore().ListKeys()))
+	for range c.cfg.Workers {
+		wg.Go(func() { c.work(ctx) })
+	}
+	if c.cfg.LeaderElect {
+		wg.Go(func() { c.campaignLoop(ctx) })
+	} else {
+		wg.Go(func() { c.leadAlone(ctx) })
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// work reconciles queued Services until the queue shuts down.
+func (c *Controller) work(ctx context.Context) {
+	for {
+		key, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		c.process(ctx, key)
+		c.queue.Done(key)
+	}
+}
+
+// process reconciles one Service once this replica leads.
+func (c *Controller) process(ctx context.Context, key string) {
+	t, err := c.lead.wait(ctx)
+	if err != nil {
+		return
+	}
+	err = c.syncService(t, key)
+	switch {
+	case err == nil:
+		c.queue.Forget(key)
+	case errors.Is(err, errNotLeader):
+		c.log.Warn("write fenced off: leadership lost", "service", key)
+		t.lose()
+		c.queue.AddRateLimited(key)
+	default:
+		c.log.Info("reconcile failed, retrying", "service", key, "err", err, "retries", c.queue.NumRequeues(key))
+		c.queue.AddRateLimited(key)
+	}
+}
+
+// probeLoop checks etcd's reachability until ctx ends.
+func (c *Controller) probeLoop(ctx context.Context) {
+	tick := time.NewTicker(c.cfg.probeInterval)
+	defer tick.Stop()
+	for {
+		c.probe(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (c *Controller) probe(ctx context.Context) {
+	_, err := c.store.get(ctx, c.cfg.electionPrefix(), clientv3.WithCountOnly())
+	if ctx.Err() == nil {
+		c.setReachable(err)
+	}
+}
+
+// setReachable records a probe's outcome. When etcd answers again after an
+// outage, the leader is asked for a full reconcile: retries of single
+// Services may be backing off for a while yet.
+func (c *Controller) setReachable(err error) {
+	up := err == nil
+	seenBefore := c.lastSeen.Load() != 0
+	if up {
+		c.lastSeen.Store(time.Now().UnixNano())
+	}
+	c.metrics.etcdReachable.Set(boolFloat(up))
+	switch {
+	case c.reachable.Swap(up) == up:
+	case !up:
+		c.log.Warn("etcd unreachable", "err", err)
+	default:
+		c.log.Info("etcd reachable")
+		c.etcdBack.fire()
+		if seenBefore {
+			select {
+			case c.reconnected <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// unreachableFor returns how long etcd has not answered a probe.
+func (c *Controller) unreachableFor() time.Duration {
+	if c.reachable.Load() {
+		return 0
+	}
+	return time.Since(time.Unix(0, c.lastSeen.Load()))
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,186 @@
+package kube2sky
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// kv is one key as read from etcd.
+type kv struct {
+	value  []byte
+	modRev int64
+	owner  string // the value's "owner", "" when none or not a record
+	host   string // the value's "host"
+}
+
+// current maps keys to what etcd holds for them.
+type current map[string]kv
+
+// change is a put (value set) or a delete (value nil) of one key, made only
+// if the key's mod revision is still modRev (0: the key is absent).
+type change struct {
+	key    string
+	value  []byte
+	modRev int64
+}
+
+// fence makes a write conditional on leadership: the election key must
+// still exist with the create revision it had when leadership was won. The
+// zero fence (no leader election) always holds.
+type fence struct {
+	key string
+	rev int64
+}
+
+var (
+	errNotLeader = errors.New("leadership lost: the election key is gone or replaced")
+	errConflict  = errors.New("a key changed since it was read")
+)
+
+// KV is the part of an etcd client kube2sky reads and writes with.
+type KV interface {
+	Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error)
+	Txn(ctx context.Context) clientv3.Txn
+}
+
+var _ KV = (*clientv3.Client)(nil)
+
+// store reads and writes records in etcd. Every request has a deadline;
+// batches never exceed maxOps operations.
+type store struct {
+	kv       KV
+	timeout  time.Duration
+	maxOps   int
+	pageSize int64
+}
+
+// decodeKV parses the owner and host of a value; anything that is not a
+// JSON object has neither.
+func decodeKV(value []byte, modRev int64) kv {
+	out := kv{value: value, modRev: modRev}
+	if !bytes.Contains(value, []byte(`"owner"`)) {
+		return out
+	}
+	var fields struct {
+		Owner string `json:"owner"`
+		Host  string `json:"host"`
+	}
+	if json.Unmarshal(value, &fields) == nil {
+		out.owner, out.host = fields.Owner, fields.Host
+	}
+	return out
+}
+
+// list reads every key under prefix at one revision, page by page.
+func (s *store) list(ctx context.Context, prefix string) (current, error) {
+	out := current{}
+	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
+	var rev int64
+	for {
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(s.pageSize)}
+		if rev != 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := s.get(ctx, from, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", prefix, err)
+		}
+		rev = resp.Header.Revision
+		for _, e := range resp.Kvs {
+			out[string(e.Key)] = decodeKV(e.Value, e.ModRevision)
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return out, nil
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
+
+func (s *store) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.kv.Get(ctx, key, opts...)
+}
+
+// read returns the keys under prefix and the given single keys.
+func (s *store) read(ctx context.Context, prefix string, keys []string) (current, error) {
+	ops := make([]clientv3.Op, 0, len(keys)+1)
+	ops = append(ops, clientv3.OpGet(prefix, clientv3.WithPrefix()))
+	for _, k := range keys {
+		ops = append(ops, clientv3.OpGet(k))
+	}
+	out := current{}
+	for start := 0; start < len(ops); start += s.maxOps {
+		if err := s.readBatch(ctx, ops[start:min(start+s.maxOps, len(ops))], out); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", prefix, err)
+		}
+	}
+	return out, nil
+}
+
+func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out current) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return err
+	}
+	for _, r := range resp.Responses {
+		for _, e := range r.GetResponseRange().Kvs {
+			out[string(e.Key)] = decodeKV(e.Value, e.ModRevision)
+		}
+	}
+	return nil
+}
+
+// commit applies one batch of changes in one Txn, conditioned on the fence
+// and on every key's mod revision. It returns errNotLeader or errConflict
+// when a condition failed.
+func (s *store) commit(ctx context.Context, f fence, batch []change) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	resp, err := batchTxn(s.kv.Txn(ctx), f, batch).Commit()
+	switch {
+	case err != nil:
+		return err
+	case resp.Succeeded:
+		return nil
+	case f.key != "" && !fenceHolds(resp, f):
+		return errNotLeader
+	}
+	return errConflict
+}
+
+// batchTxn builds the Txn of a batch: if the fence holds and every key is
+// as read, apply the changes; else read the election key.
+func batchTxn(txn clientv3.Txn, f fence, batch []change) clientv3.Txn {
+	cmps := make([]clientv3.Cmp, 0, len(batch)+1)
+	if f.key != "" {
+		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(f.key), "=", f.rev))
+	}
+	ops := make([]clientv3.Op, len(batch))
+	for i, c := range batch {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(c.key), "=", c.modRev))
+		if c.value == nil {
+			ops[i] = clientv3.OpDelete(c.key)
+		} else {
+			ops[i] = clientv3.OpPut(c.key, string(c.value))
+		}
+	}
+	txn = txn.If(cmps...).Then(ops...)
+	if f.key != "" {
+		txn = txn.Else(clientv3.OpGet(f.key))
+	}
+	return txn
+}
+
+func fenceHolds(resp *clientv3.TxnResponse, f fence) bool {
+	kvs := resp.Responses[0].GetResponseRange().Kvs
+	return len(kvs) == 1 && kvs[0].CreateRevision == f.rev
+}

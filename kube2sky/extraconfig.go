@@ -1,0 +1,93 @@
+package kube2sky
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// The --pod-records modes. Only PodsVerified makes kube2sky write; the
+// others are accepted so that kube2sky and skydns can share one setting.
+const (
+	PodsDisabled = "disabled"
+	PodsInsecure = "insecure"
+	PodsVerified = "verified"
+)
+
+// ExtraRecords configures the records beyond Services: pods and host
+// records from a ConfigMap. It is embedded in Config.
+type ExtraRecords struct {
+	// PodRecords is disabled, insecure or verified; verified writes
+	// pod/<ns>/<a-b-c-d> for every running pod's IPs.
+	PodRecords string
+	// HostsConfigMap is the "namespace/name" of a ConfigMap whose data keys
+	// hold hosts-file text; "" writes no host records.
+	HostsConfigMap string
+	// HostsDomain is a domain every host name is written under too, besides
+	// hosts.<zone>; "" for none.
+	HostsDomain string
+}
+
+func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
+	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
+	fs.StringVar(&e.HostsDomain, "hosts-domain", e.HostsDomain, "also write the host names under this domain (skydns must serve it: --zone)")
+}
+
+// validate checks the extra records' flags against the cluster zone.
+func (e ExtraRecords) validate(zone string) error {
+	var errs []error
+	switch e.PodRecords {
+	case PodsDisabled, PodsInsecure, PodsVerified:
+	default:
+		errs = append(errs, fmt.Errorf("--pod-records: %q must be disabled, insecure or verified", e.PodRecords))
+	}
+	if e.HostsConfigMap != "" {
+		if _, _, err := splitConfigMapRef(e.HostsConfigMap); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(append(errs, e.validateDomain(zone))...)
+}
+
+func (e ExtraRecords) validateDomain(zone string) error {
+	d := strings.TrimSuffix(e.HostsDomain, ".")
+	switch {
+	case d == "":
+		return nil
+	case e.HostsConfigMap == "":
+		return errors.New("--hosts-domain: needs --hosts-configmap")
+	case !records.ValidDomain(d):
+		return fmt.Errorf("--hosts-domain: %q is not a lower-case domain name", e.HostsDomain)
+	}
+	zone = strings.TrimSuffix(zone, ".")
+	for _, other := range []string{zone, "arpa"} {
+		if d == other || strings.HasSuffix(d, "."+other) || strings.HasSuffix(other, "."+d) {
+			return fmt.Errorf("--hosts-domain: %q overlaps %q; host records go under hosts.%s already", e.HostsDomain, other, zone)
+		}
+	}
+	return nil
+}
+
+// splitConfigMapRef splits "namespace/name" and checks both parts.
+func splitConfigMapRef(ref string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(ref, "/")
+	if !ok || len(validation.IsDNS1123Label(namespace)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return "", "", fmt.Errorf("--hosts-configmap: %q must be namespace/name", ref)
+	}
+	return namespace, name, nil
+}
+
+// hostsDomainPrefix returns the key prefix of the --hosts-domain records,
+// "" when there is no such domain.
+func (c Config) hostsDomainPrefix() string {
+	if c.HostsDomain == "" {
+		return ""
+	}
+	return etcdstore.Key(c.Prefix, c.HostsDomain) + "/"
+}

@@ -1,0 +1,118 @@
+package kube2sky
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kubesky/kubesky/kube2sky/hosts"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+// Event reasons on the hosts ConfigMap.
+const (
+	reasonInvalidHostsLines = "InvalidHostsLines"
+	maxEventMessage         = 1000
+)
+
+// hostsReport tells about the hosts ConfigMap's bad lines: in the log, in
+// an event on the ConfigMap and in the metrics, once per change.
+type hostsReport struct {
+	log     *slog.Logger
+	metrics *metrics
+	extra   *extraRecords
+	kube    kubernetes.Interface
+
+	recorder record.EventRecorder // set by startEvents, before any reconcile
+
+	mu   sync.Mutex // guards last and uid
+	uid  types.UID
+	last []hosts.Problem
+}
+
+func newHostsReport(log *slog.Logger, m *metrics, extra *extraRecords, kube kubernetes.Interface) *hostsReport {
+	return &hostsReport{log: log, metrics: m, extra: extra, kube: kube}
+}
+
+func (e *extraRecords) registerMetrics(reg *prometheus.Registry) {
+	e.invalidLines = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kube2sky_hosts_invalid_lines", Help: "Lines of the --hosts-configmap ConfigMap skipped because they cannot be served.",
+	})
+	e.hostAddresses = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kube2sky_hosts_records", Help: "Records (A/AAAA and PTR) the --hosts-configmap ConfigMap yields.",
+	})
+	reg.MustRegister(e.invalidLines, e.hostAddresses)
+}
+
+// startEvents starts the event recorder; it stops when ctx ends.
+func (c *Controller) startEvents(ctx context.Context, wg *sync.WaitGroup) {
+	b := record.NewBroadcaster(record.WithContext(ctx))
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.extra.report.kube.CoreV1().Events("")})
+	c.extra.report.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube2sky"})
+	wg.Go(func() {
+		<-ctx.Done()
+		b.Shutdown()
+	})
+}
+
+// report sets the metrics and, when the problems of cm changed, logs the
+// new ones and records an event. cm is nil when the ConfigMap is gone.
+func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records int) {
+	r.extra.invalidLines.Set(float64(len(problems)))
+	r.extra.hostAddresses.Set(float64(records))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var uid types.UID
+	if cm != nil {
+		uid = cm.UID
+	}
+	if uid == r.uid && slices.Equal(problems, r.last) {
+		return
+	}
+	old := r.last
+	if uid != r.uid {
+		old = nil
+	}
+	r.uid, r.last = uid, problems
+	for _, p := range problems {
+		if !slices.Contains(old, p) {
+			r.metrics.invalidObjects.WithLabelValues("ConfigMap").Inc()
+			r.log.Warn("hosts ConfigMap: line skipped", "configmap", r.extra.hostsNamespace+"/"+r.extra.hostsName, "problem", p.Error())
+		}
+	}
+	if cm != nil && len(problems) > 0 && r.recorder != nil {
+		r.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, reasonInvalidHostsLines, eventMessage(problems))
+	}
+}
+
+func configMapRef(cm *hostsObject) *corev1.ObjectReference {
+	return &corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: cm.Namespace, Name: cm.Name,
+		UID: cm.UID, ResourceVersion: cm.ResourceVersion}
+}
+
+// eventMessage lists the bad lines, as many as fit in an event.
+func eventMessage(problems []hosts.Problem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d hosts line(s) skipped, the rest applied: ", len(problems))
+	for i, p := range problems {
+		s := p.Error()
+		if i > 0 {
+			s = "; " + s
+		}
+		if b.Len()+len(s) > maxEventMessage {
+			fmt.Fprintf(&b, "; and %d more (see kube2sky's log)", len(problems)-i)
+			break
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}

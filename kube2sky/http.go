@@ -1,0 +1,55 @@
+package kube2sky
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Ready returns nil when the replica does its job: informers synced, etcd
+// reachable, and either leading with the first full reconcile done or
+// standing by behind another leader.
+func (c *Controller) Ready() error {
+	switch {
+	case !c.synced.Load():
+		return errors.New("informers not synced")
+	case !c.reachable.Load():
+		return errors.New("etcd unreachable")
+	}
+	switch c.role.Load() {
+	case roleStandby:
+		return nil
+	case roleLeader:
+		if c.reconciled.Load() {
+			return nil
+		}
+		return errors.New("leading, first full reconcile not done")
+	}
+	return errors.New("leader election in progress")
+}
+
+// Leading reports whether this replica is the leader.
+func (c *Controller) Leading() bool { return c.role.Load() == roleLeader }
+
+// Handler serves /healthz, /readyz and /metrics.
+func (c *Controller) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := c.Ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		role := "standby"
+		if c.Leading() {
+			role = "leader"
+		}
+		fmt.Fprintln(w, "ok:", role)
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(c.metrics.registry, promhttp.HandlerOpts{}))
+	return mux
+}

@@ -1,0 +1,221 @@
+package kube2sky
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+var webRecords = []string{
+	"/skydns/arpa/in-addr/10/96/0/10 " + v("web.default.svc.cluster.local."),
+	svcKey + "default/web/4df22e82 " + v("10.96.0.10"),
+}
+
+// waitStandby waits until r is ready without leading.
+func (h *harness) waitStandby(r *running) {
+	h.t.Helper()
+	h.eventually("the controller stands by", func() error {
+		if r.Leading() {
+			return errors.New("leading")
+		}
+		return r.Ready()
+	})
+}
+
+func TestOnlyTheLeaderWrites(t *testing.T) {
+	t.Parallel()
+	h, a := startLeader(t)
+	b := h.start("b")
+	h.waitStandby(b)
+	h.create(service("default", "web", []string{"10.96.0.10"}))
+	h.waitContents(webRecords...)
+	if err := a.resyncNow(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := txns(b); got != 0 {
+		t.Errorf("the standby committed %v Txns", got)
+	}
+	if got := txns(a); got < 2 {
+		t.Errorf("the leader committed %v Txns, want dns-version and web", got)
+	}
+	if b.Leading() || value(b.metrics.leader) != 0 || value(a.metrics.leader) != 1 {
+		t.Errorf("leader gauges: a %v, b %v", value(a.metrics.leader), value(b.metrics.leader))
+	}
+}
+
+func TestAStandbyTakesOverWithinTheLeaseTTLWhenTheLeaderDies(t *testing.T) {
+	h, a := startLeader(t)
+	b := h.start("b")
+	h.waitStandby(b)
+
+	// The leader dies: its etcd connection goes away without resigning, so
+	// its lease must expire.
+	died := time.Now()
+	a.client.Close()
+	h.eventually("b leads", func() error {
+		if !b.Leading() {
+			return errors.New("b is not leading")
+		}
+		return nil
+	})
+	took := time.Since(died)
+	t.Logf("took over %v after the leader died (lease TTL 2s)", took)
+	if took > 3*time.Second {
+		t.Errorf("takeover took %v, want within the 2s lease TTL (plus etcd's expiry check)", took)
+	}
+	h.create(service("default", "web", []string{"10.96.0.10"}))
+	h.waitContents(webRecords...)
+}
+
+func TestAStoppedLeaderHandsOverAtOnce(t *testing.T) {
+	h, a := startLeader(t)
+	b := h.start("b")
+	h.waitStandby(b)
+	stopped := time.Now()
+	a.stop()
+	h.waitLeader(b)
+	if took := time.Since(stopped); took > time.Second {
+		t.Errorf("handover after a clean stop took %v, want well under the lease TTL", took)
+	}
+	if a.err != nil {
+		t.Errorf("Run returned %v after a clean stop", a.err)
+	}
+}
+
+func TestAWriteAfterLeadershipIsLostIsRejected(t *testing.T) {
+	t.Parallel()
+	h, a := startLeader(t)
+	// Someone deletes the election key: a still believes it leads, but its
+	// fence no longer holds.
+	if _, err := h.etcd.Client.Delete(t.Context(), a.cfg.electionPrefix()+"/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	before := txns(a)
+	h.create(service("default", "web", []string{"10.96.0.10"}))
+	h.eventually("the fenced write fails", func() error {
+		if failures(a, failNotLeader) == 0 {
+			return errors.New("no not_leader failure yet")
+		}
+		return nil
+	})
+	// It campaigns again, wins, and writes.
+	h.waitContents(webRecords...)
+	if txns(a) == before {
+		t.Error("no Txn committed after re-election")
+	}
+}
+
+func TestAStaleFenceRejectsTheTxn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	rev := h.etcd.Put(t, "/election/k", "leader")
+	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
+	live := fence{key: "/election/k", rev: rev}
+	if err := s.commit(t.Context(), live, []change{{key: "/a", value: []byte("1")}}); err != nil {
+		t.Fatalf("commit with a live fence: %v", err)
+	}
+	h.etcd.Delete(t, "/election/k")
+	h.etcd.Put(t, "/election/k", "someone else")
+	err := s.commit(t.Context(), live, []change{{key: "/b", value: []byte("1")}})
+	if !errors.Is(err, errNotLeader) {
+		t.Fatalf("commit with a stale fence: %v, want errNotLeader", err)
+	}
+	if resp, _ := h.etcd.Client.Get(context.Background(), "/b"); len(resp.Kvs) != 0 {
+		t.Error("the fenced-off write landed")
+	}
+}
+
+func TestAKeyChangedSinceItWasReadIsAConflict(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.etcd.Put(t, "/a", "1")
+	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
+	cur, err := s.read(t.Context(), "/a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.etcd.Put(t, "/a", "2")
+	err = s.commit(t.Context(), fence{}, []change{{key: "/a", modRev: cur["/a"].modRev}})
+	if !errors.Is(err, errConflict) {
+		t.Fatalf("delete of a changed key: %v, want errConflict", err)
+	}
+	err = s.commit(t.Context(), fence{}, []change{{key: "/new", value: []byte("x")}, {key: "/a", value: []byte("3"), modRev: cur["/a"].modRev}})
+	if !errors.Is(err, errConflict) {
+		t.Fatalf("put over a changed key: %v, want errConflict", err)
+	}
+	if resp, _ := h.etcd.Client.Get(context.Background(), "/new"); len(resp.Kvs) != 0 {
+		t.Error("a Txn with a failed condition wrote part of its batch")
+	}
+}
+
+func TestAnEtcdOutageIsRetriedNotFatal(t *testing.T) {
+	t.Parallel()
+	t.Run("without leader election, writes are retried until etcd is back", func(t *testing.T) {
+		h := newHarness(t)
+		a := h.start("a", func(c *Config) { c.LeaderElect = false; c.Etcd.RequestTimeout = 500 * time.Millisecond })
+		h.waitLeader(a)
+		url := h.etcd.ClientURL()
+		h.etcd.Stop()
+		h.eventually("readyz reports etcd down", func() error { return notReady(a) })
+		h.create(service("default", "web", []string{"10.96.0.10"}))
+		h.eventually("a reconcile failed and was requeued", func() error {
+			if a.queue.NumRequeues("default/web") == 0 {
+				return errors.New("no retry yet")
+			}
+			return nil
+		})
+		h.etcd.Restart(t, url)
+		h.waitContents(webRecords...)
+		h.waitReady(a)
+		stillRunning(t, a)
+	})
+	t.Run("with leader election, an outage longer than the lease ends the term and a new one begins", func(t *testing.T) {
+		h := newHarness(t)
+		a := h.start("a", func(c *Config) { c.Etcd.RequestTimeout = 500 * time.Millisecond })
+		h.waitLeader(a)
+		url := h.etcd.ClientURL()
+		h.etcd.Stop()
+		h.create(service("default", "web", []string{"10.96.0.10"}))
+		h.eventually("the lease is given up", func() error {
+			if a.Leading() {
+				return errors.New("still leading")
+			}
+			return nil
+		})
+		h.etcd.Restart(t, url)
+		h.waitLeader(a)
+		h.waitContents(webRecords...)
+		stillRunning(t, a)
+	})
+}
+
+func notReady(r *running) error {
+	if r.Ready() == nil {
+		return errors.New("still ready")
+	}
+	return nil
+}
+
+func stillRunning(t *testing.T, r *running) {
+	t.Helper()
+	select {
+	case <-r.done:
+		t.Fatalf("Run returned during the outage: %v", r.err)
+	default:
+	}
+}
+
+func TestTwoReplicasStartedTogetherAreBothReady(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := h.start("a")
+	b := h.start("b")
+	h.waitReady(a)
+	h.waitReady(b)
+	if a.Leading() == b.Leading() {
+		t.Errorf("a leading %v, b leading %v: want exactly one leader", a.Leading(), b.Leading())
+	}
+}

@@ -1,0 +1,28 @@
+package kube2sky
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/kubesky/kubesky/internal/logging"
+)
+
+// parseLogLevel turns a --log-level value, in any letter case, into a slog
+// level.
+func parseLogLevel(s string) (slog.Level, error) {
+	l, err := logging.ParseLevel(strings.ToLower(s))
+	if err != nil {
+		return 0, fmt.Errorf("--log-level: %w", err)
+	}
+	return l, nil
+}
+
+// Level returns the configured log level (info when invalid).
+func (c Config) Level() slog.Level {
+	l, err := parseLogLevel(c.LogLevel)
+	if err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}

@@ -1,0 +1,75 @@
+package kube2sky
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are kube2sky's Prometheus metrics, on a registry of their own.
+type metrics struct {
+	registry          *prometheus.Registry
+	recordsWritten    prometheus.Counter
+	recordsDeleted    prometheus.Counter
+	txns              prometheus.Counter
+	txnFailures       *prometheus.CounterVec
+	foreignKeys       prometheus.Counter
+	invalidObjects    *prometheus.CounterVec
+	reconcileDuration *prometheus.HistogramVec
+	programming       prometheus.Histogram
+	leader            prometheus.Gauge
+	etcdReachable     prometheus.Gauge
+}
+
+// Reasons a write Txn fails.
+const (
+	failNotLeader = "not_leader"
+	failConflict  = "conflict"
+	failError     = "error"
+)
+
+func newMetrics(queueDepth func() float64) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		recordsWritten: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kube2sky_records_written_total", Help: "Keys put into etcd.",
+		}),
+		recordsDeleted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kube2sky_records_deleted_total", Help: "Keys deleted from etcd, orphans included.",
+		}),
+		txns: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kube2sky_etcd_txns_total", Help: "Write transactions committed to etcd.",
+		}),
+		txnFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kube2sky_etcd_txn_failures_total",
+			Help: "Write transactions that did not commit, by reason: not_leader (fenced off), conflict (a key changed since it was read), error.",
+		}, []string{"reason"}),
+		foreignKeys: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kube2sky_foreign_keys_skipped_total", Help: "Desired keys left alone because a record kube2sky does not own is there.",
+		}),
+		invalidObjects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kube2sky_invalid_objects_total", Help: "Newly seen problems in objects (fields that yield no record), by kind.",
+		}, []string{"kind"}),
+		reconcileDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "kube2sky_reconcile_duration_seconds", Help: "Duration of reconciles, by scope: service or full.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+		}, []string{"scope"}),
+		programming: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "kube2sky_dns_programming_latency_seconds",
+			Help:    "From an object change (EndpointSlice last-change-trigger-time, else when the event arrived) until etcd holds records reflecting it (written, or found already current).",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 15),
+		}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kube2sky_leader", Help: "1 while this replica is the leader and writes, else 0.",
+		}),
+		etcdReachable: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kube2sky_etcd_reachable", Help: "1 while etcd answers, else 0.",
+		}),
+	}
+	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "kube2sky_queue_depth", Help: "Services waiting to be reconciled.",
+	}, queueDepth)
+	m.registry.MustRegister(m.recordsWritten, m.recordsDeleted, m.txns, m.txnFailures, m.foreignKeys,
+		m.invalidObjects, m.reconcileDuration, m.programming, m.leader, m.etcdReachable, depth,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,120 @@
+package kube2sky
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+
+	"github.com/kubesky/kubesky/kube2sky/records"
+)
+
+// desiredKV is one desired key with its encoded value.
+type desiredKV struct {
+	key   string
+	value []byte
+}
+
+func encodeEntries(entries []records.Entry) []desiredKV {
+	out := make([]desiredKV, len(entries))
+	for i, e := range entries {
+		out[i] = desiredKV{key: e.Key, value: e.Record.Encode()}
+	}
+	return out
+}
+
+// planResult is the difference between a desired set and what etcd holds.
+type planResult struct {
+	changes []change
+	// foreign counts desired keys held by a record someone else owns.
+	foreign int
+}
+
+// plan returns the changes that turn cur into want: puts for missing or
+// different owned keys, deletes for owned keys not wanted. Keys owned by
+// someone else are never touched. Changes come sorted by key.
+func plan(owner string, want []desiredKV, cur current) planResult {
+	var r planResult
+	wanted := make(map[string]struct{}, len(want))
+	for _, d := range want {
+		wanted[d.key] = struct{}{}
+		old, ok := cur[d.key]
+		switch {
+		case !ok:
+			r.changes = append(r.changes, change{key: d.key, value: d.value})
+		case bytes.Equal(old.value, d.value):
+		case old.owner != owner:
+			r.foreign++
+		default:
+			r.changes = append(r.changes, change{key: d.key, value: d.value, modRev: old.modRev})
+		}
+	}
+	for key, old := range cur {
+		if _, ok := wanted[key]; !ok && old.owner == owner {
+			r.changes = append(r.changes, change{key: key, modRev: old.modRev})
+		}
+	}
+	slices.SortFunc(r.changes, func(a, b change) int { return cmp.Compare(a.key, b.key) })
+	return r
+}
+
+// batches splits one Service's changes into Txns of at most size changes:
+// one Txn when they fit, else all puts before any delete, so a reader never
+// sees the Service with fewer records than either the old or the new set.
+func batches(changes []change, size int) [][]change {
+	if len(changes) <= size {
+		return [][]change{changes}
+	}
+	ordered := make([]change, 0, len(changes))
+	for _, c := range changes {
+		if c.value != nil {
+			ordered = append(ordered, c)
+		}
+	}
+	for _, c := range changes {
+		if c.value == nil {
+			ordered = append(ordered, c)
+		}
+	}
+	return slices.Collect(slices.Chunk(ordered, size))
+}
+
+// serviceChanges is the changes of one Service in a full reconcile.
+type serviceChanges struct {
+	key     string
+	changes []change
+}
+
+// packedBatch is one Txn of a full reconcile and the Services it touches.
+type packedBatch struct {
+	changes  []change
+	services []string
+}
+
+// pack puts the changes of many Services into as few Txns as possible,
+// keeping each Service's changes in one Txn when they fit in one.
+func pack(groups []serviceChanges, size int) []packedBatch {
+	var out []packedBatch
+	var cur packedBatch
+	flush := func() {
+		if len(cur.changes) > 0 {
+			out = append(out, cur)
+			cur = packedBatch{}
+		}
+	}
+	for _, g := range groups {
+		if len(g.changes) > size {
+			flush()
+			for _, b := range batches(g.changes, size) {
+				out = append(out, packedBatch{changes: b, services: []string{g.key}})
+			}
+			continue
+		}
+		if len(cur.changes)+len(g.changes) > size {
+			flush()
+		}
+		cur.changes = append(cur.changes, g.changes...)
+		cur.services = append(cur.services, g.key)
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,94 @@
+package records
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/kubesky/kubesky/etcdstore"
+)
+
+// headless writes the records of every ready endpoint (every endpoint with
+// publishNotReadyAddresses) of a headless Service.
+func (b *builder) headless(slices []EndpointSlice) {
+	for i := range slices {
+		s := &slices[i]
+		if s.Namespace != b.svc.Namespace || s.Service != b.svc.Name || s.AddressType == "FQDN" {
+			continue
+		}
+		ports := b.slicePorts(s)
+		for j := range s.Endpoints {
+			if s.Endpoints[j].Ready || b.svc.PublishNotReadyAddresses {
+				b.endpoint(s, j, ports)
+			}
+		}
+	}
+}
+
+// slicePort is a named port of a slice with its SRV key path.
+type slicePort struct {
+	path string // "_tcp/_http/"
+	port int
+}
+
+func (b *builder) slicePorts(s *EndpointSlice) []slicePort {
+	var ports []slicePort
+	for i, p := range s.Ports {
+		if p.Name == "" || p.Port == 0 {
+			continue
+		}
+		if reason := portProblem(p); reason != "" {
+			b.sliceProblem(s, fmt.Sprintf("ports[%d]", i), portString(p), reason)
+			continue
+		}
+		ports = append(ports, slicePort{path: "_" + protocolLabel(p.Protocol) + "/_" + p.Name + "/", port: int(p.Port)})
+	}
+	return ports
+}
+
+// endpoint writes the address, SRV and PTR records of one endpoint.
+func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
+	e := &s.Endpoints[j]
+	if e.Hostname != "" && !ValidLabel(e.Hostname) {
+		b.sliceProblem(s, fmt.Sprintf("endpoints[%d].hostname", j), e.Hostname, "not a DNS label")
+		return
+	}
+	for k, raw := range e.Addresses {
+		addr, ok := b.endpointAddr(s, j, k, raw)
+		if !ok {
+			continue
+		}
+		label := e.Hostname
+		if label == "" {
+			label = DashedIP(addr)
+		}
+		target := label + "." + b.fqdn
+		b.add(b.base+label, etcdstore.Record{Host: addr.String()})
+		b.add(b.zone.ReverseKey(addr), etcdstore.Record{Host: target})
+		for _, p := range ports {
+			b.add(b.base+p.path+label, etcdstore.Record{Host: target, Port: p.port})
+		}
+	}
+}
+
+// endpointAddr parses an address of the slice's address type.
+func (b *builder) endpointAddr(s *EndpointSlice, j, k int, raw string) (netip.Addr, bool) {
+	addr, err := netip.ParseAddr(raw)
+	reason := ""
+	switch {
+	case err != nil || addr.Zone() != "":
+		reason = "not an IP address"
+	case addr.Is4() && s.AddressType == "IPv6", !addr.Is4() && s.AddressType == "IPv4":
+		reason = "address does not match addressType " + s.AddressType
+	}
+	if reason != "" {
+		b.sliceProblem(s, fmt.Sprintf("endpoints[%d].addresses[%d]", j, k), raw, reason)
+		return netip.Addr{}, false
+	}
+	return addr, true
+}
+
+func (b *builder) sliceProblem(s *EndpointSlice, field, value, reason string) {
+	b.problems = append(b.problems, Problem{
+		Kind: "EndpointSlice", Object: s.Namespace + "/" + s.Name, Field: field, Value: value, Reason: reason,
+	})
+}

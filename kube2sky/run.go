@@ -1,0 +1,98 @@
+package kube2sky
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Run connects to the API server and etcd, serves HTTP on cfg.HTTPAddr and
+// runs the controller until ctx ends. cfg must be valid.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	restCfg, err := restConfig(cfg.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	etcd, err := cfg.Etcd.New(zap.NewNop())
+	if err != nil {
+		return err
+	}
+	defer etcd.Close()
+	c, err := New(cfg, kube, etcd, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("--http-addr: %w", err)
+	}
+	log.Info("kube2sky starting", "api_server", restCfg.Host, "etcd", cfg.Etcd.Endpoints, "zone", cfg.Zone, "prefix", cfg.Prefix,
+		"owner", cfg.owner(), "http", ln.Addr().String(), "workers", cfg.Workers, "resync_period", cfg.ResyncPeriod,
+		"leader_elect", cfg.LeaderElect, "lease_duration", cfg.LeaseDuration, "ttl", cfg.TTL,
+		"pod_records", cfg.PodRecords, "hosts_configmap", cfg.HostsConfigMap, "hosts_domain", cfg.HostsDomain)
+	return serve(ctx, c, ln, log)
+}
+
+// serve runs the HTTP server and the controller until ctx ends.
+func serve(ctx context.Context, c *Controller, ln net.Listener, log *slog.Logger) error {
+	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "err", err)
+		}
+	})
+	err := c.Run(ctx)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	return err
+}
+
+// restConfig loads the API server configuration: the given kubeconfig, else
+// $KUBECONFIG or ~/.kube/config when present, else the in-cluster one.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" && !defaultKubeconfigExists() {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig, $KUBECONFIG or ~/.kube/config, and not in a cluster: %w", err)
+		}
+		return cfg, nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+func defaultKubeconfigExists() bool {
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(home, clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName))
+	return err == nil
+}

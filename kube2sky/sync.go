@@ -1,0 +1,160 @@
+package kube2sky
+
+import (
+	"time"
+
+	"github.com/kubesky/kubesky/kube2sky/records"
+)
+
+// desired is what one Service should have in etcd.
+type desired struct {
+	forward []records.Entry // under the Service's subtree
+	ptr     []records.Entry // PTR claims; written only where the Service wins
+}
+
+// desiredOf builds a Service's records from the cache; a Service that is
+// gone has none. Problems are logged once.
+func (c *Controller) desiredOf(key string) desired {
+	if d, ok := c.extraDesired(key); ok {
+		return d
+	}
+	svc, ok := c.service(key)
+	if !ok {
+		c.problems.report(key, nil)
+		return desired{}
+	}
+	return c.build(key, svc)
+}
+
+func (c *Controller) build(key string, svc *records.Service) desired {
+	var slices []records.EndpointSlice
+	if svc.Headless() {
+		slices = c.slicesOf(key)
+	}
+	entries, problems := records.Build(c.zone, *svc, slices)
+	c.problems.report(key, problems)
+	return c.desiredFrom(entries)
+}
+
+// desiredFrom splits entries into forward records and PTR claims.
+func (c *Controller) desiredFrom(entries []records.Entry) desired {
+	var d desired
+	for _, e := range entries {
+		if c.zone.IsReverseKey(e.Key) {
+			d.ptr = append(d.ptr, e)
+		} else {
+			d.forward = append(d.forward, e)
+		}
+	}
+	return d
+}
+
+func entryKeys(entries []records.Entry) []string {
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.Key
+	}
+	return keys
+}
+
+// syncService reconciles one Service: it reads the Service's subtree and
+// the PTR keys it claims or held, and writes the difference.
+func (c *Controller) syncService(t *term, key string) (err error) {
+	c.fullMu.RLock()
+	defer c.fullMu.RUnlock()
+	start := time.Now()
+	trigger := c.triggers.take(key)
+	defer func() {
+		c.metrics.reconcileDuration.WithLabelValues("service").Observe(time.Since(start).Seconds())
+		if err != nil && !trigger.IsZero() {
+			c.triggers.add(key, trigger)
+		}
+	}()
+	d := c.desiredOf(key)
+	for _, w := range c.ptrs.set(key, entryKeys(d.ptr)) {
+		c.queue.Add(w)
+	}
+	cur, err := c.readGroup(t.ctx, key)
+	if err != nil {
+		return err
+	}
+	want := c.winningPTRs(key, d, cur)
+	if _, err := c.apply(t, key, plan(c.owner, want, cur)); err != nil {
+		return err
+	}
+	c.ptrs.hold(key, nil)
+	c.observeProgramming(trigger)
+	return nil
+}
+
+// winningPTRs returns a Service's desired keys: its forward records and the
+// PTRs it wins. PTR keys won by another Service are dropped from cur, so
+// they are left to the winner.
+func (c *Controller) winningPTRs(key string, d desired, cur current) []desiredKV {
+	want := encodeEntries(d.forward)
+	for _, e := range d.ptr {
+		if c.ptrs.winner(e.Key) == key {
+			want = append(want, desiredKV{key: e.Key, value: e.Record.Encode()})
+		}
+	}
+	for k := range cur {
+		if c.zone.IsReverseKey(k) {
+			if w := c.ptrs.winner(k); w != "" && w != key {
+				delete(cur, k)
+			}
+		}
+	}
+	return want
+}
+
+// apply commits one Service's changes; it reports whether anything was
+// written.
+func (c *Controller) apply(t *term, key string, p planResult) (bool, error) {
+	if p.foreign > 0 {
+		c.metrics.foreignKeys.Add(float64(p.foreign))
+		c.log.Warn("records owned by someone else are in the way; left alone", "service", key, "keys", p.foreign)
+	}
+	if len(p.changes) == 0 {
+		return false, nil
+	}
+	for _, b := range batches(p.changes, c.store.maxOps) {
+		if err := c.commit(t, b); err != nil {
+			return false, err
+		}
+	}
+	c.log.Debug("service reconciled", "service", key, "changes", len(p.changes))
+	return true, nil
+}
+
+// commit writes one batch and counts it.
+func (c *Controller) commit(t *term, batch []change) error {
+	err := c.store.commit(t.ctx, t.fence, batch)
+	switch {
+	case err == nil:
+		c.metrics.txns.Inc()
+		for _, ch := range batch {
+			if ch.value == nil {
+				c.metrics.recordsDeleted.Inc()
+			} else {
+				c.metrics.recordsWritten.Inc()
+			}
+		}
+	case err == errNotLeader:
+		c.metrics.txnFailures.WithLabelValues(failNotLeader).Inc()
+	case err == errConflict:
+		c.metrics.txnFailures.WithLabelValues(failConflict).Inc()
+	default:
+		c.metrics.txnFailures.WithLabelValues(failError).Inc()
+	}
+	return err
+}
+
+// observeProgramming records the DNS programming latency of a change: from
+// its trigger time until etcd held records reflecting it, whether this sync
+// wrote them or found them already current (an earlier sync that read the
+// change from the cache before its event arrived wrote them).
+func (c *Controller) observeProgramming(trigger time.Time) {
+	if !trigger.IsZero() {
+		c.metrics.programming.Observe(max(time.Since(trigger), 0).Seconds())
+	}
+}

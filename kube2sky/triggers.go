@@ -1,0 +1,33 @@
+package kube2sky
+
+import (
+	"sync"
+	"time"
+)
+
+// triggers remembers, per Service, the earliest change not yet written to
+// etcd, for the DNS programming latency.
+type triggers struct {
+	mu      sync.Mutex
+	pending map[string]time.Time
+}
+
+func newTriggers() *triggers { return &triggers{pending: map[string]time.Time{}} }
+
+// add records a change at t, keeping the earliest pending one.
+func (tr *triggers) add(key string, t time.Time) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if old, ok := tr.pending[key]; !ok || t.Before(old) {
+		tr.pending[key] = t
+	}
+}
+
+// take removes and returns the pending change time (zero when none).
+func (tr *triggers) take(key string) time.Time {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	t := tr.pending[key]
+	delete(tr.pending, key)
+	return t
+}

@@ -1,0 +1,10 @@
+# Third-party servers for the end-to-end tests, built from Go modules into bin/
+# by the nested module integration/tools (see its build.sh and coredns.sh).
+
+.PHONY: tools coredns
+
+tools: ## kube-apiserver, kube-controller-manager, etcd, etcdctl into bin/ (skips when the pins are unchanged; cold ~8 min)
+	integration/tools/build.sh
+
+coredns: ## CoreDNS v1.14.7 into bin/ for interop tests and benchmarks (skips when present)
+	integration/tools/coredns.sh

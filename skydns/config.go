@@ -1,0 +1,150 @@
+package skydns
+
+import (
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/flagenv"
+	"github.com/kubesky/kubesky/skydns/forward"
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// EnvPrefix is the prefix of the environment variables flags fall back to:
+// --dns-addr reads SKYDNS_DNS_ADDR.
+const EnvPrefix = "SKYDNS"
+
+// Config is everything the daemon needs to run.
+type Config struct {
+	// DNSAddr is where DNS is served, on UDP and TCP.
+	DNSAddr string
+	// FastPath answers plain UDP queries from packed answers cached per
+	// snapshot (skydns/fastpath); the rest take the ordinary path.
+	FastPath bool
+	// UDPSockets is how many UDP sockets share DNSAddr's port
+	// (SO_REUSEPORT), each read by its own goroutine.
+	UDPSockets int
+	// HTTPAddr serves /healthz, /readyz and /metrics.
+	HTTPAddr string
+	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
+	Pprof bool
+	// Zones are the forward zones answered; in-addr.arpa. and ip6.arpa.
+	// are always answered too.
+	Zones []string
+	// Prefix is the etcd key prefix of the records.
+	Prefix string
+	// TTL is the TTL of records that carry none.
+	TTL uint32
+	// PodRecords is how names under pod.<first zone> are answered:
+	// disabled, insecure or verified (see resolver.PodMode).
+	PodRecords string
+	// Etcd says how to reach etcd; with no endpoints an embedded etcd is
+	// started.
+	Etcd etcdstore.ClientOptions
+	// EtcdProbeInterval is how often etcd's reachability is checked while
+	// the watch is quiet.
+	EtcdProbeInterval time.Duration
+	// EtcdDataDir is the embedded etcd's data dir.
+	EtcdDataDir string
+	// EmbeddedEtcdAddr is the embedded etcd's client host:port.
+	EmbeddedEtcdAddr string
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+	// ShutdownTimeout bounds the graceful shutdown.
+	ShutdownTimeout time.Duration
+
+	// Forward configures the forwarder for names outside the zones (the
+	// --upstream, --allow-recursion, --cache-*, --forward-* and
+	// --stub-domain flags); used when Forwarder is nil.
+	Forward forward.Config
+	// Forwarder, if set, answers names outside the zones instead of a
+	// forwarder built from Forward (Refuse answers REFUSED). Not a flag.
+	Forwarder Forwarder
+	// OnSnapshot, if set, sees every published snapshot (for example to
+	// read stub-domain records). It runs on the watch goroutine and must
+	// be quick.
+	OnSnapshot func(*snapshot.Snapshot)
+}
+
+// DefaultConfig returns the settings the flags default to.
+func DefaultConfig() Config {
+	return Config{
+		DNSAddr:           "127.0.0.1:1053",
+		FastPath:          true,
+		UDPSockets:        runtime.GOMAXPROCS(0),
+		HTTPAddr:          "127.0.0.1:8081",
+		Zones:             []string{"cluster.local."},
+		Prefix:            etcdstore.DefaultPrefix,
+		TTL:               30,
+		PodRecords:        string(resolver.PodsDisabled),
+		Etcd:              etcdstore.DefaultClientOptions(),
+		EtcdProbeInterval: 2 * time.Second,
+		EtcdDataDir:       "./data/etcd",
+		EmbeddedEtcdAddr:  "127.0.0.1:2379",
+		LogLevel:          "info",
+		ShutdownTimeout:   10 * time.Second,
+		Forward:           forward.DefaultConfig(),
+	}
+}
+
+// AddFlags registers the daemon's flags on fs, bound to c's fields, with
+// c's current values as defaults.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.DNSAddr, "dns-addr", c.DNSAddr, "host:port to serve DNS on, UDP and TCP (use 0.0.0.0:53 in a cluster; the default needs no privileges)")
+	fs.BoolVar(&c.FastPath, "fast-path", c.FastPath, "answer plain UDP queries from answers packed once per snapshot (false: every query takes the ordinary path)")
+	fs.IntVar(&c.UDPSockets, "udp-sockets", c.UDPSockets, "UDP sockets sharing the DNS port (SO_REUSEPORT), each with its own reader (default: GOMAXPROCS)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
+	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
+	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
+	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
+	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
+	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
+	c.Etcd.AddFlags(fs)
+	fs.DurationVar(&c.EtcdProbeInterval, "etcd-probe-interval", c.EtcdProbeInterval, "how often etcd's reachability is checked while the watch is quiet")
+	fs.StringVar(&c.EtcdDataDir, "etcd-data-dir", c.EtcdDataDir, "data dir of the embedded etcd (used when --etcd-endpoints is empty)")
+	fs.StringVar(&c.EmbeddedEtcdAddr, "embedded-etcd-addr", c.EmbeddedEtcdAddr, "client host:port of the embedded etcd (used when --etcd-endpoints is empty)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for queries in progress")
+	c.Forward.AddFlags(fs)
+}
+
+// Parse parses args into fs (on which AddFlags was called), fills the
+// flags not given from the environment (SKYDNS_<FLAG>, and ETCD_<FLAG> for
+// the --etcd-* flags), and validates the result.
+func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := flagenv.Apply(fs, EnvPrefix); err != nil {
+		return err
+	}
+	return c.Validate()
+}
+
+// Embedded reports whether the daemon runs its own etcd.
+func (c Config) Embedded() bool { return len(c.Etcd.Endpoints) == 0 }
+
+// LogValue is the effective configuration, without secrets, for the log.
+func (c Config) LogValue() slog.Value {
+	attrs := []slog.Attr{
+		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets),
+		slog.String("http-addr", c.HTTPAddr),
+		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL),
+		slog.String("pod-records", c.PodRecords),
+		slog.String("log-level", c.LogLevel), slog.Bool("pprof", c.Pprof),
+		slog.Duration("shutdown-timeout", c.ShutdownTimeout),
+		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
+			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),
+	}
+	if c.Embedded() {
+		return slog.GroupValue(append(attrs, slog.String("etcd", "embedded"),
+			slog.String("etcd-data-dir", c.EtcdDataDir), slog.String("embedded-etcd-addr", c.EmbeddedEtcdAddr))...)
+	}
+	return slog.GroupValue(append(attrs, slog.Any("etcd-endpoints", c.Etcd.Endpoints),
+		slog.Bool("etcd-tls", c.Etcd.CAFile != "" || c.Etcd.CertFile != ""),
+		slog.String("etcd-username", c.Etcd.Username), slog.Bool("etcd-password-set", c.Etcd.Password != ""))...)
+}

@@ -1,0 +1,144 @@
+package skydns
+
+import (
+	"bytes"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// parse runs args (and the environment) through a fresh flag set.
+func parse(args ...string) (Config, error) {
+	cfg := DefaultConfig()
+	fs := pflag.NewFlagSet("skydns", pflag.ContinueOnError)
+	fs.Usage = func() {}
+	cfg.AddFlags(fs)
+	err := cfg.Parse(fs, args)
+	return cfg, err
+}
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	cfg, err := parse()
+	if err != nil {
+		t.Fatalf("defaults rejected: %v", err)
+	}
+	if cfg.DNSAddr != "127.0.0.1:1053" || !cfg.Embedded() || cfg.Zones[0] != "cluster.local." {
+		t.Fatalf("unexpected defaults: %+v", cfg)
+	}
+}
+
+func TestBadFlagValuesNameTheFlag(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	tests := []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"a DNS address without a port", []string{"--dns-addr", "127.0.0.1"}, "--dns-addr"},
+		{"a DNS address with a host name", []string{"--dns-addr", "localhost:53"}, "--dns-addr"},
+		{"a DNS port out of range", []string{"--dns-addr", "127.0.0.1:70000"}, "--dns-addr"},
+		{"an HTTP address with a bad port", []string{"--http-addr", "127.0.0.1:http"}, "--http-addr"},
+		{"a zone with an empty label", []string{"--zone", "cluster..local"}, "--zone"},
+		{"the root zone", []string{"--zone", "."}, "--zone"},
+		{"a zone with a too long label", []string{"--zone", strings.Repeat("a", 64) + ".local"}, "--zone"},
+		{"a prefix without a leading slash", []string{"--prefix", "skydns"}, "--prefix"},
+		{"the bare slash prefix", []string{"--prefix", "/"}, "--prefix"},
+		{"a negative TTL", []string{"--ttl", "-1"}, "--ttl"},
+		{"a TTL beyond 2^31-1", []string{"--ttl", "4000000000"}, "--ttl"},
+		{"an unknown log level", []string{"--log-level", "verbose"}, "--log-level"},
+		{"an etcd endpoint without a scheme", []string{"--etcd-endpoints", "127.0.0.1:2379"}, "--etcd-endpoints"},
+		{"a missing CA file", []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", missing}, "--etcd-cafile"},
+		{"an embedded etcd address without a port", []string{"--embedded-etcd-addr", "127.0.0.1"}, "--embedded-etcd-addr"},
+		{"an empty data dir for the embedded etcd", []string{"--etcd-data-dir", ""}, "--etcd-data-dir"},
+		{"a zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, "--shutdown-timeout"},
+		{"a malformed duration", []string{"--etcd-probe-interval", "soon"}, "etcd-probe-interval"},
+		{"an unknown flag", []string{"--dns-port", "53"}, "--dns-port"},
+		{"an upstream that is not an address", []string{"--upstream", "dns.google"}, "--upstream"},
+		{"a recursion ACL that is not a prefix", []string{"--allow-recursion", "10.0.0.0/33"}, "--allow-recursion"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+" is rejected naming "+tc.flag, func(t *testing.T) {
+			_, err := parse(tc.args...)
+			if err == nil {
+				t.Fatalf("%v accepted", tc.args)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.flag) || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q should name %s on one line", msg, tc.flag)
+			}
+		})
+	}
+}
+
+func TestSeveralBadValuesAreReportedOnOneLine(t *testing.T) {
+	_, err := parse("--zone", "a..b", "--log-level", "loud", "--etcd-endpoints", "x")
+	msg := err.Error()
+	for _, flag := range []string{"--zone", "--log-level", "--etcd-endpoints"} {
+		if !strings.Contains(msg, flag) {
+			t.Errorf("error %q does not name %s", msg, flag)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error %q spans several lines", msg)
+	}
+}
+
+func TestZonesAreNormalized(t *testing.T) {
+	cfg, err := parse("--zone", "Cluster.Local", "--zone", "example.org.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Zones, " "); got != "cluster.local. example.org." {
+		t.Fatalf("zones %q, want fully qualified lower case", got)
+	}
+}
+
+func TestFlagsFallBackToTheEnvironment(t *testing.T) {
+	t.Setenv("SKYDNS_DNS_ADDR", "127.0.0.1:5353")
+	t.Setenv("SKYDNS_ZONE", "a.test,b.test")
+	t.Setenv("ETCD_ENDPOINTS", "http://127.0.0.1:2379")
+	t.Setenv("SKYDNS_TTL", "60")
+	t.Run("unset flags take the environment's values", func(t *testing.T) {
+		cfg, err := parse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.DNSAddr != "127.0.0.1:5353" || len(cfg.Zones) != 2 || cfg.TTL != 60 || cfg.Embedded() {
+			t.Fatalf("environment ignored: %+v", cfg)
+		}
+	})
+	t.Run("a flag on the command line wins over the environment", func(t *testing.T) {
+		cfg, err := parse("--dns-addr", "127.0.0.1:53")
+		if err != nil || cfg.DNSAddr != "127.0.0.1:53" {
+			t.Fatalf("got %q, %v; want the flag's value", cfg.DNSAddr, err)
+		}
+	})
+	t.Run("a bad environment value names the flag and the variable", func(t *testing.T) {
+		t.Setenv("SKYDNS_TTL", "soon")
+		_, err := parse()
+		if err == nil || !strings.Contains(err.Error(), "--ttl") || !strings.Contains(err.Error(), "SKYDNS_TTL") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("a value that parses but is invalid names the flag", func(t *testing.T) {
+		t.Setenv("SKYDNS_LOG_LEVEL", "loud")
+		_, err := parse()
+		if err == nil || !strings.Contains(err.Error(), "--log-level") {
+			t.Fatalf("got %v", err)
+		}
+	})
+}
+
+func TestEffectiveConfigLogHidesThePassword(t *testing.T) {
+	cfg, err := parse("--etcd-endpoints", "http://127.0.0.1:2379", "--etcd-username", "root", "--etcd-password", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("start", "config", cfg)
+	if out := buf.String(); strings.Contains(out, "s3cret") || !strings.Contains(out, "etcd-password-set=true") {
+		t.Fatalf("config log %q", out)
+	}
+}

@@ -1,0 +1,39 @@
+package dnsserver
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Query is one well-formed query as received: its message has exactly one
+// question and opcode QUERY.
+type Query struct {
+	Msg    *dns.Msg
+	Client netip.Addr // the requester's address
+	Proto  string     // "udp" or "tcp"
+}
+
+// Answerer builds the response to a Query. The response must be addressed
+// to the query (dns.Msg.SetReply); the server then sets the EDNS record and
+// truncates it. Returning nil makes the server answer SERVFAIL. The context
+// ends at Config.QueryTimeout or at shutdown.
+type Answerer interface {
+	Answer(ctx context.Context, q Query) *dns.Msg
+}
+
+// AnswerFunc adapts a function to an Answerer.
+type AnswerFunc func(ctx context.Context, q Query) *dns.Msg
+
+// Answer calls f.
+func (f AnswerFunc) Answer(ctx context.Context, q Query) *dns.Msg { return f(ctx, q) }
+
+// Exchange describes one answered query, for metrics.
+type Exchange struct {
+	Proto    string // "udp" or "tcp"
+	Request  *dns.Msg
+	Response *dns.Msg // as written, after truncation
+	Duration time.Duration
+}

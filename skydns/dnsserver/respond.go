@@ -1,0 +1,123 @@
+package dnsserver
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// handler is the dns.Handler of both transports.
+type handler struct {
+	answerer     Answerer
+	maxUDPSize   int
+	queryTimeout time.Duration
+	base         context.Context // canceled on shutdown
+	observe      func(Exchange)
+	logger       *slog.Logger
+}
+
+func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
+	start := time.Now()
+	proto := protocol(w)
+	ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
+	resp := Reply(ctx, h.answerer, Query{Msg: req, Client: clientAddr(w), Proto: proto}, h.maxUDPSize)
+	cancel()
+	if err := w.WriteMsg(resp); err != nil {
+		h.logger.Debug("writing DNS response", "proto", proto, "client", w.RemoteAddr().String(), "err", err)
+	}
+	h.observe(Exchange{Proto: proto, Request: req, Response: resp, Duration: time.Since(start)})
+}
+
+// Reply is the response the server writes to q: the Answerer's, addressed
+// to q (BADVERS for an EDNS version other than 0, SERVFAIL when the
+// Answerer returns nil), with an OPT record advertising maxUDPSize when q
+// has one, compressed, and truncated to what q's requester accepts over
+// q.Proto. It is also how the fast path learns the answers it caches.
+func Reply(ctx context.Context, a Answerer, q Query, maxUDPSize int) *dns.Msg {
+	resp := respond(ctx, a, q)
+	fit(resp, q.Msg, q.Proto, maxUDPSize)
+	return resp
+}
+
+// respond returns the answer to q before any transport adjustment.
+func respond(ctx context.Context, a Answerer, q Query) *dns.Msg {
+	req := q.Msg
+	if opt := req.IsEdns0(); opt != nil && opt.Version() != 0 {
+		return new(dns.Msg).SetRcode(req, dns.RcodeBadVers)
+	}
+	resp := a.Answer(ctx, q)
+	if resp == nil {
+		return new(dns.Msg).SetRcode(req, dns.RcodeServerFailure)
+	}
+	resp.Id = req.Id
+	return resp
+}
+
+// fit sets resp's OPT record and truncates it to what the transport and
+// the requester allow. Compression is always on. The sections' slices may
+// be shared with a cache, so they are copied before being changed.
+func fit(resp, req *dns.Msg, proto string, maxUDPSize int) {
+	resp.Extra = withoutOPT(resp.Extra)
+	reqOPT := req.IsEdns0()
+	if reqOPT != nil {
+		resp.SetEdns0(uint16(maxUDPSize), false)
+	}
+	resp.Truncate(responseSize(proto, reqOPT, maxUDPSize))
+	resp.Compress = true
+}
+
+// responseSize is the largest response the requester accepts: over UDP
+// its EDNS0 buffer size, clamped to [512, maxUDPSize], or 512 without
+// EDNS0; over TCP 64 KiB.
+func responseSize(proto string, reqOPT *dns.OPT, maxUDPSize int) int {
+	switch {
+	case proto == "tcp":
+		return dns.MaxMsgSize
+	case reqOPT == nil:
+		return dns.MinMsgSize
+	}
+	return min(max(int(reqOPT.UDPSize()), dns.MinMsgSize), maxUDPSize)
+}
+
+// withoutOPT returns a new slice of the records of extra that are not OPT,
+// with room for one more.
+func withoutOPT(extra []dns.RR) []dns.RR {
+	kept := make([]dns.RR, 0, len(extra)+1)
+	for _, rr := range extra {
+		if _, isOPT := rr.(*dns.OPT); !isOPT {
+			kept = append(kept, rr)
+		}
+	}
+	return kept
+}
+
+// clientAddr is the requester's IP address: w's remote address is a
+// *net.UDPAddr, a *net.TCPAddr or a *fastpath.Addr, which all have one.
+func clientAddr(w dns.ResponseWriter) netip.Addr {
+	if a, ok := w.RemoteAddr().(interface{ AddrPort() netip.AddrPort }); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+func protocol(w dns.ResponseWriter) string {
+	if _, ok := w.LocalAddr().(*net.UDPAddr); ok {
+		return "udp"
+	}
+	return "tcp"
+}
+
+// accept rejects what the Answerer must never see: responses are ignored,
+// opcodes other than QUERY get NOTIMP, and messages without exactly one
+// question (or with too many records) get FORMERR.
+func accept(h dns.Header) dns.MsgAcceptAction {
+	const qrBit = 1 << 15
+	if h.Bits&qrBit == 0 && int(h.Bits>>11)&0xF != dns.OpcodeQuery {
+		return dns.MsgRejectNotImplemented
+	}
+	return dns.DefaultMsgAcceptFunc(h)
+}

@@ -1,0 +1,237 @@
+package dnsserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/fastpath"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxUDPSize   = 4096
+	DefaultQueryTimeout = 5 * time.Second
+)
+
+// Config says where a Server listens and who answers.
+type Config struct {
+	// Addr is the host:port for both UDP and TCP. With port 0 one free
+	// port is chosen for both.
+	Addr     string
+	Answerer Answerer
+	// MaxUDPSize caps the EDNS0 buffer size honoured over UDP, and is the
+	// size advertised in responses (default DefaultMaxUDPSize).
+	MaxUDPSize int
+	// QueryTimeout bounds the context given to the Answerer (default
+	// DefaultQueryTimeout).
+	QueryTimeout time.Duration
+	// Observe, if set, is called after every response is written.
+	Observe func(Exchange)
+	// Invalid, if set, is called for every packet that did not parse: those
+	// with a readable header got FORMERR, the others no answer.
+	Invalid func(err error)
+	Logger  *slog.Logger
+
+	// UDPSockets is how many UDP sockets share Addr's port (SO_REUSEPORT),
+	// each read by its own goroutine (default 1).
+	UDPSockets int
+	// FastPath, if set, answers plain UDP queries from packed answers
+	// before they are parsed (package fastpath); the others reach the
+	// Answerer as before. Observe does not see the fast path's answers:
+	// FastStats counts them.
+	FastPath fastpath.Answers
+	// FastPathEntries bounds each UDP socket's cache of packed answers
+	// (default fastpath.DefaultMaxEntries).
+	FastPathEntries int
+	// FastPathChanges, if set, tells the fast path's caches what each new
+	// version changed, so they keep the rest.
+	FastPathChanges *fastpath.Changes
+	// FastStats, if set, counts the fast path's answers and latency.
+	FastStats *fastpath.Stats
+}
+
+// Server serves DNS over UDP and TCP on one port.
+type Server struct {
+	udp    []*dns.Server // one per socket, or one reading the fast path's fallback
+	tcp    *dns.Server
+	fast   *fastpath.Server // nil without a fast path
+	addr   string
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	logger *slog.Logger
+}
+
+// Start binds cfg.Addr on UDP and TCP and returns once both serve.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Answerer == nil {
+		return nil, errors.New("dnsserver: no Answerer")
+	}
+	cfg.defaults()
+	conns, ln, err := listen(cfg.Addr, cfg.UDPSockets)
+	if err != nil {
+		return nil, err
+	}
+	base, cancel := context.WithCancel(context.Background())
+	h := &handler{answerer: cfg.Answerer, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
+		base: base, observe: cfg.Observe, logger: cfg.Logger}
+	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
+	s.tcp = newDNSServer(h, cfg, func(d *dns.Server) { d.Listener = ln })
+	if err := s.serveUDP(h, cfg, conns); err == nil {
+		err = s.serve()
+	}
+	if err != nil {
+		cancel()
+		s.closeSockets(conns, ln)
+		return nil, err
+	}
+	return s, nil
+}
+
+// serveUDP prepares the UDP servers: one ordinary server per socket, or
+// the fast path on every socket and one ordinary server for the queries
+// it passes on.
+func (s *Server) serveUDP(h *handler, cfg Config, conns []*net.UDPConn) error {
+	if cfg.FastPath == nil {
+		for _, c := range conns {
+			s.udp = append(s.udp, newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = c }))
+		}
+		return nil
+	}
+	fast, err := fastpath.Start(fastpath.Config{Conns: conns, Answers: cfg.FastPath, Changes: cfg.FastPathChanges, MaxUDPSize: cfg.MaxUDPSize,
+		MaxEntries: cfg.FastPathEntries, Stats: cfg.FastStats, Logger: cfg.Logger})
+	if err != nil {
+		return err
+	}
+	s.fast = fast
+	s.udp = []*dns.Server{newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = fast.Fallback() })}
+	return nil
+}
+
+// closeSockets closes what a failed Start opened.
+func (s *Server) closeSockets(conns []*net.UDPConn, ln net.Listener) {
+	ln.Close()
+	if s.fast != nil {
+		s.fast.Close()
+		return
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+func (c *Config) defaults() {
+	if c.MaxUDPSize < dns.MinMsgSize {
+		c.MaxUDPSize = DefaultMaxUDPSize
+	}
+	if c.QueryTimeout <= 0 {
+		c.QueryTimeout = DefaultQueryTimeout
+	}
+	if c.Observe == nil {
+		c.Observe = func(Exchange) {}
+	}
+	if c.Invalid == nil {
+		c.Invalid = func(error) {}
+	}
+	if c.UDPSockets < 1 {
+		c.UDPSockets = 1
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func newDNSServer(h *handler, cfg Config, bind func(*dns.Server)) *dns.Server {
+	invalid := cfg.Invalid
+	d := &dns.Server{
+		Handler:        h,
+		UDPSize:        dns.DefaultMsgSize,
+		MsgAcceptFunc:  accept,
+		MsgInvalidFunc: func(_ []byte, err error) { invalid(err) },
+	}
+	bind(d)
+	return d
+}
+
+// serve starts the servers and waits until all have started or one
+// failed.
+func (s *Server) serve() error {
+	servers := append([]*dns.Server{s.tcp}, s.udp...)
+	started := make(chan struct{}, len(servers))
+	failed := make(chan error, len(servers))
+	for _, d := range servers {
+		d.NotifyStartedFunc = func() { started <- struct{}{} }
+		s.done.Add(1)
+		go func() {
+			defer s.done.Done()
+			if err := d.ActivateAndServe(); err != nil {
+				failed <- err
+			}
+		}()
+	}
+	for range servers {
+		select {
+		case <-started:
+		case err := <-failed:
+			return fmt.Errorf("serving DNS on %s: %w", s.addr, err)
+		}
+	}
+	return nil
+}
+
+// Addr is the host:port both transports listen on.
+func (s *Server) Addr() string { return s.addr }
+
+// Shutdown stops accepting queries, lets those in progress finish until ctx
+// ends, and closes the sockets.
+func (s *Server) Shutdown(ctx context.Context) error {
+	defer s.cancel()
+	var errs []error
+	for _, d := range append([]*dns.Server{s.tcp}, s.udp...) {
+		errs = append(errs, d.ShutdownContext(ctx))
+	}
+	finished := make(chan struct{})
+	go func() { s.done.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("DNS server on %s: %w", s.addr, ctx.Err()))
+	}
+	if s.fast != nil {
+		errs = append(errs, s.fast.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// listen binds addr on UDP (udpSockets sockets sharing the port), then the
+// same port on TCP. When addr asks for any free port and the UDP one is
+// taken on TCP, it tries another.
+func listen(addr string, udpSockets int) ([]*net.UDPConn, net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("DNS address %q: %w", addr, err)
+	}
+	for attempt := 1; ; attempt++ {
+		conns, err := fastpath.ListenUDP(addr, udpSockets)
+		if err != nil {
+			return nil, nil, err
+		}
+		_, bound, _ := net.SplitHostPort(conns[0].LocalAddr().String())
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, bound))
+		if err == nil {
+			return conns, ln, nil
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		if port != "0" || attempt == 10 {
+			return nil, nil, fmt.Errorf("listening on tcp %s: %w", net.JoinHostPort(host, bound), err)
+		}
+	}
+}

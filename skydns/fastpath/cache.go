@@ -1,0 +1,192 @@
+package fastpath
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// Answers is where a Cache gets the packed answers it serves: the ordinary
+// path, run once per name and type.
+type Answers interface {
+	// Version identifies the data answers come from, and changes whenever
+	// any answer may (a new snapshot). It is called once per batch of
+	// queries and must be cheap.
+	Version() uint64
+	// Answer returns the ordinary path's answer to the query for name
+	// (lower case, fully qualified) and qtype, class IN, with ID 0, RD and
+	// CD clear, and an OPT record (version 0, no flags, no options) with
+	// the server's largest UDP size: the response carries that OPT record
+	// last, and is truncated (TC) only if it does not fit that size. ok is
+	// false when queries for name and qtype must take the ordinary path
+	// (names outside the zones, answers that depend on who asks, no data
+	// yet); the Answer then still says what that depends on.
+	Answer(name string, qtype uint16) (a Answer, ok bool)
+}
+
+// Answer is one packed answer and what it depends on.
+type Answer struct {
+	// Wire is the packed response (see Answers.Answer).
+	Wire []byte
+	// Version is the Version the answer was computed from.
+	Version uint64
+	// Names are the names (lower case, fully qualified) the answer was
+	// made from, with everything at or below them: a change of records
+	// under none of them leaves the answer as it is (see Changes).
+	Names []string
+	// Volatile answers may change with any change; Names do not matter.
+	Volatile bool
+	// SerialIsVersion says that the serial of an SOA record in the
+	// authority section is the low 32 bits of the version: it is updated
+	// when the answer is served at a later version.
+	SerialIsVersion bool
+}
+
+// CacheConfig says where a Cache gets its answers and how many it keeps.
+type CacheConfig struct {
+	Answers Answers
+	// Changes, if set, lets the cache keep the answers a new version did
+	// not touch; without it a new version empties the cache.
+	Changes *Changes
+	// MaxUDPSize is the server's largest UDP response (the size the
+	// answers were made for).
+	MaxUDPSize int
+	// MaxEntries bounds the answers kept (at least 1): a full cache is
+	// emptied before the next answer is kept, so a flood of names asked
+	// once cannot keep the names asked often out for long.
+	MaxEntries int
+	// Stats counts the answers served.
+	Stats *Shard
+}
+
+// Cache answers plain queries from packed answers, filled lazily from an
+// Answers source and kept across versions until a change touches what
+// they were made from. A Cache belongs to one goroutine.
+type Cache struct {
+	cfg CacheConfig
+
+	version  uint64
+	entries  map[string]entry    // by cache key: lower-cased wire name and type
+	deps     map[string][]string // name → keys of the entries made from it
+	volatile []string            // keys of the entries any change drops
+	refs     int                 // keys held in deps and volatile
+	key      []byte              // scratch for the key of the query at hand
+}
+
+// entry is one cached answer.
+type entry struct {
+	wire     []byte // the answer with its OPT record; nil: the ordinary path answers
+	stat     int32  // its (qtype, rcode) counter in a Shard
+	serialAt int32  // offset of the SOA serial to set to the version; 0: none
+}
+
+// NewCache returns an empty Cache.
+func NewCache(cfg CacheConfig) *Cache {
+	cfg.MaxEntries = max(cfg.MaxEntries, 1)
+	c := &Cache{cfg: cfg, version: cfg.Answers.Version(), key: make([]byte, 0, maxNameLen+2)}
+	c.reset()
+	return c
+}
+
+// Len is the number of answers cached, including markers for names the
+// ordinary path answers.
+func (c *Cache) Len() int { return len(c.entries) }
+
+// Reply appends the response to the query pkt to out[:0] and returns it.
+// ok is false when the ordinary path must answer pkt.
+func (c *Cache) Reply(out, pkt []byte) (_ []byte, ok bool) {
+	q, key, ok := parseQuery(pkt, c.key[:0])
+	c.key = key
+	if !ok {
+		return out, false
+	}
+	e, found := c.entries[string(key)]
+	if !found {
+		e = c.fill(key, q.qtype)
+	}
+	n, fits := e.size(q, c.cfg.MaxUDPSize)
+	if !fits {
+		return out, false
+	}
+	out = append(out[:0], e.wire[:n]...)
+	patch(out, pkt, q)
+	if e.serialAt > 0 {
+		binary.BigEndian.PutUint32(out[e.serialAt:], uint32(c.version))
+	}
+	c.cfg.Stats.add(e.stat)
+	return out, true
+}
+
+// size is how much of the entry answers q, and whether that fits the
+// requester's limit: its EDNS0 size clamped to [512, maxUDPSize], or 512.
+func (e entry) size(q query, maxUDPSize int) (int, bool) {
+	if e.wire == nil {
+		return 0, false
+	}
+	if !q.edns {
+		n := len(e.wire) - optLen
+		return n, n <= minMsgSize
+	}
+	return len(e.wire), len(e.wire) <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
+}
+
+// patch makes the cached answer out the answer to pkt: its ID, RD and CD
+// bits, its question's letter case, and no OPT record if it had none.
+func patch(out, pkt []byte, q query) {
+	out[0], out[1] = pkt[0], pkt[1]
+	out[2] = out[2]&^bitRD | pkt[2]&bitRD
+	out[3] = out[3]&^bitCD | pkt[3]&bitCD
+	copy(out[headerLen:q.nameEnd], pkt[headerLen:q.nameEnd])
+	if !q.edns {
+		binary.BigEndian.PutUint16(out[arcountAt:], binary.BigEndian.Uint16(out[arcountAt:])-1)
+	}
+}
+
+// fill asks the source for the answer of key and caches it, or a marker
+// when the ordinary path must answer. An answer from another version than
+// the cache's is served but not kept.
+func (c *Cache) fill(key []byte, qtype uint16) entry {
+	name := key[:len(key)-2]
+	c.cfg.Stats.fill()
+	a, ok := c.cfg.Answers.Answer(presentationName(name), qtype)
+	var e entry
+	if ok && c.usable(a.Wire, name) {
+		e = entry{wire: a.Wire, stat: statIndex(qtype, int(a.Wire[3]&0xF))}
+		if a.SerialIsVersion {
+			e.serialAt = int32(soaSerialAt(a.Wire))
+		}
+	}
+	if a.Version == c.version {
+		c.keep(string(key), e, a)
+	}
+	return e
+}
+
+// keep caches e under key, indexed by what it depends on.
+func (c *Cache) keep(key string, e entry, a Answer) {
+	if len(c.entries) >= c.cfg.MaxEntries || c.refs >= 4*c.cfg.MaxEntries {
+		c.reset()
+	}
+	c.entries[key] = e
+	if a.Volatile {
+		c.volatile = append(c.volatile, key)
+		c.refs++
+		return
+	}
+	for _, n := range a.Names {
+		c.deps[n] = append(c.deps[n], key)
+	}
+	c.refs += len(a.Names)
+}
+
+// usable checks that wire is what Answers promises, so that patching it is
+// safe: one question with the name asked, a plain OPT record last, no TC.
+func (c *Cache) usable(wire, name []byte) bool {
+	const bitTC = 0x02
+	end := headerLen + len(name)
+	if len(wire) < end+4+optLen || wire[2]&bitTC != 0 || binary.BigEndian.Uint16(wire[4:]) != 1 ||
+		binary.BigEndian.Uint16(wire[arcountAt:]) == 0 || !bytes.Equal(wire[headerLen:end], name) {
+		return false
+	}
+	size, ok := plainOPT(wire[len(wire)-optLen:])
+	return ok && int(size) == c.cfg.MaxUDPSize
+}

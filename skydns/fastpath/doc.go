@@ -1,0 +1,32 @@
+// Package fastpath answers plain DNS queries over UDP by copying bytes.
+//
+// An immutable snapshot answers every query for one name and type the same
+// way, whoever asks, so the answer can be packed once and served many times.
+// A Cache holds such packed answers, filled lazily from an Answers source
+// (the ordinary path: resolver, EDNS handling, packing) and emptied whenever
+// the source's Version changes (a new snapshot). A plain query is answered by
+// parsing its header and question, looking its lower-cased name and type up,
+// and copying the cached bytes with the query's ID, RD and CD bits, the
+// question's letter case (DNS 0x20) and its OPT record patched in.
+//
+// A query is plain when it is exactly: a header with opcode QUERY, QR clear,
+// one question and no answer or authority records; a question of class IN
+// whose name has only letters, digits, '-', '_' and '*'; and at most one
+// additional record, an OPT of version 0 with no flags, no extended rcode and
+// no options. Everything else — DNSSEC's DO bit, EDNS options, several
+// questions, other classes and opcodes, malformed packets, names outside the
+// zones, answers that depend on the client (a CNAME chased by the forwarder)
+// or that do not fit the requester's size (TC) — goes to the ordinary path.
+//
+// The bytes served for a query are the ordinary path's bytes for the same
+// query with its name in lower case, with the ID and the question's case
+// patched. (The ordinary path compresses names case-sensitively, so for a
+// mixed-case question it may point into the question less often; the two
+// messages are then equal record for record, ignoring the case of names.)
+//
+// A Server reads UDP with recvmmsg and answers with sendmmsg through
+// golang.org/x/net/ipv4's batch calls, one socket per reader goroutine, the
+// sockets sharing one port with SO_REUSEPORT. Queries it does not answer are
+// handed, unchanged, to a net.PacketConn (Server.Fallback) that an ordinary
+// miekg/dns server reads from; its answers go out through the same port.
+package fastpath

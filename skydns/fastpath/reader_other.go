@@ -1,0 +1,20 @@
+//go:build !unix
+
+package fastpath
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+)
+
+// reader is a stub: reading batches of packets needs a Unix system.
+type reader struct{ conn *net.UDPConn }
+
+func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ int, _ bool, _ *slog.Logger) *reader {
+	return &reader{conn: conn}
+}
+
+func (r *reader) run() error { return errors.New("the DNS fast path needs a Unix system") }
+
+func (r *reader) addr() net.Addr { return r.conn.LocalAddr() }

@@ -1,0 +1,147 @@
+//go:build unix
+
+package fastpath
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"golang.org/x/net/ipv4"
+	"golang.org/x/sys/unix"
+)
+
+// Batch sizes: up to batchSize queries are read with one recvmmsg, each
+// into a readSize buffer (as large as the ordinary server reads). Each
+// call prepares every slot it offers, so the number offered follows the
+// number that arrive, between minBatch and batchSize.
+const (
+	batchSize = 64
+	minBatch  = 4
+	readSize  = 4096
+)
+
+// reader serves one socket: it reads a batch of queries, answers those it
+// can from its cache, writes those answers in one batch, and passes the
+// rest to the ordinary path.
+type reader struct {
+	conn     *ipv4.PacketConn
+	cache    *Cache
+	stats    *Shard
+	fallback *fallbackConn
+	pktinfo  bool // the socket reports destination addresses
+	logger   *slog.Logger
+
+	in    []ipv4.Message // queries; Buffers[0] and OOB fixed
+	out   []ipv4.Message // answers; Buffers[0] points into bufs
+	bufs  [][]byte       // answer buffers, one per slot
+	offer int            // slots offered to the next read
+}
+
+func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, maxUDPSize int, pktinfo bool, logger *slog.Logger) *reader {
+	r := &reader{conn: ipv4.NewPacketConn(conn), cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
+		logger: logger, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
+	for i := range batchSize {
+		r.in[i].Buffers = [][]byte{make([]byte, readSize)}
+		r.out[i].Buffers = make([][]byte, 1)
+		r.bufs[i] = make([]byte, 0, maxUDPSize)
+		if pktinfo {
+			r.in[i].OOB = make([]byte, oobSize)
+			r.out[i].OOB = make([]byte, oobSize)
+		}
+	}
+	return r
+}
+
+// run serves until the socket is closed.
+func (r *reader) run() error {
+	for {
+		n, err := r.conn.ReadBatch(r.in[:r.offer], 0)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			if retryable(err) {
+				continue
+			}
+			return err
+		}
+		start := time.Now()
+		r.adapt(n)
+		r.cache.Refresh()
+		answered := r.answer(r.in[:n])
+		r.send(r.out[:answered])
+		if answered > 0 {
+			r.stats.Observe("udp", time.Since(start), answered)
+		}
+	}
+}
+
+// adapt offers more slots after a read that filled them all, and fewer
+// after one that used under a quarter.
+func (r *reader) adapt(n int) {
+	switch {
+	case n == r.offer && r.offer < batchSize:
+		r.offer *= 2
+	case n < r.offer/4 && r.offer > minBatch:
+		r.offer /= 2
+	}
+}
+
+// retryable reports errors a later read may not see: interrupted calls
+// and a momentary lack of kernel memory.
+func retryable(err error) bool {
+	return errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM)
+}
+
+// answer fills r.out with the answers to the queries it can answer, in
+// order, passes the others on, and returns how many it answered.
+func (r *reader) answer(queries []ipv4.Message) int {
+	k := 0
+	for i := range queries {
+		q := &queries[i]
+		pkt := q.Buffers[0][:q.N]
+		if q.Flags&unix.MSG_TRUNC == 0 {
+			if resp, ok := r.cache.Reply(r.bufs[k], pkt); ok {
+				r.addAnswer(k, resp, q)
+				k++
+				continue
+			}
+		}
+		if from, ok := q.Addr.(*net.UDPAddr); ok {
+			r.stats.pass()
+			r.fallback.pass(pkt, from, q.OOB[:q.NN])
+		}
+	}
+	return k
+}
+
+// addAnswer puts resp, the answer to q, into answer slot k.
+func (r *reader) addAnswer(k int, resp []byte, q *ipv4.Message) {
+	a := &r.out[k]
+	r.bufs[k] = resp
+	a.Buffers[0] = resp
+	a.Addr = q.Addr
+	if r.pktinfo {
+		a.OOB = replyControl(a.OOB[:cap(a.OOB)], q.OOB[:q.NN])
+	}
+}
+
+// send writes the answers; one that fails is dropped, as UDP would.
+func (r *reader) send(answers []ipv4.Message) {
+	for len(answers) > 0 {
+		n, err := r.conn.WriteBatch(answers, 0)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			r.logger.Debug("writing DNS answers", "err", err)
+			n = max(n, 1) // skip the answer that failed
+		}
+		answers = answers[n:]
+	}
+}
+
+// addr is the socket's address.
+func (r *reader) addr() net.Addr { return r.conn.LocalAddr() }

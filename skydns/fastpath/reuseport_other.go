@@ -1,0 +1,13 @@
+//go:build !unix
+
+package fastpath
+
+import (
+	"errors"
+	"syscall"
+)
+
+// reusePort fails: sharing a port between sockets needs SO_REUSEPORT.
+func reusePort(_, _ string, _ syscall.RawConn) error {
+	return errors.New("several UDP sockets on one port need SO_REUSEPORT (a Unix system)")
+}

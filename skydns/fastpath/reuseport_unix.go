@@ -1,0 +1,19 @@
+//go:build unix
+
+package fastpath
+
+import (
+	"errors"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// reusePort sets SO_REUSEPORT on a socket before it is bound.
+func reusePort(_, _ string, c syscall.RawConn) error {
+	var opErr error
+	err := c.Control(func(fd uintptr) {
+		opErr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+	})
+	return errors.Join(err, opErr)
+}

@@ -1,0 +1,115 @@
+package fastpath
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+)
+
+// DefaultMaxEntries is the default Config.MaxEntries.
+const DefaultMaxEntries = 50000
+
+// Config says what a Server serves and how.
+type Config struct {
+	// Conns are the UDP sockets to read, one goroutine each (ListenUDP);
+	// the Server closes them.
+	Conns []*net.UDPConn
+	// Answers fills the caches.
+	Answers Answers
+	// Changes, if set, lets the caches keep the answers a new version did
+	// not touch (see Changes).
+	Changes *Changes
+	// MaxUDPSize is the largest UDP answer, the size Answers' answers
+	// advertise.
+	MaxUDPSize int
+	// MaxEntries bounds each socket's cache (see CacheConfig; default
+	// DefaultMaxEntries).
+	MaxEntries int
+	// Stats counts the answers, one shard per socket (default: a Stats of
+	// its own).
+	Stats  *Stats
+	Logger *slog.Logger
+}
+
+// Server answers plain queries on its sockets and passes the rest to
+// Fallback.
+type Server struct {
+	conns    []*net.UDPConn
+	fallback *fallbackConn
+	readers  []*reader
+	done     sync.WaitGroup
+	errs     chan error
+}
+
+// Start starts one reader per socket.
+func Start(cfg Config) (*Server, error) {
+	if len(cfg.Conns) == 0 || cfg.Answers == nil || cfg.MaxUDPSize < minMsgSize {
+		return nil, errors.New("fastpath: want sockets, Answers and a MaxUDPSize of at least 512")
+	}
+	cfg.defaults()
+	s := &Server{conns: cfg.Conns, fallback: newFallbackConn(cfg.Conns[0], &cfg.Stats.dropped), errs: make(chan error, len(cfg.Conns))}
+	for _, conn := range cfg.Conns {
+		r, err := s.newReader(conn, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.readers = append(s.readers, r)
+	}
+	for _, r := range s.readers {
+		s.done.Add(1)
+		go func() {
+			defer s.done.Done()
+			if err := r.run(); err != nil {
+				cfg.Logger.Error("fast path stopped reading", "addr", r.addr(), "err", err)
+				s.errs <- err
+			}
+		}()
+	}
+	return s, nil
+}
+
+func (c *Config) defaults() {
+	if c.MaxEntries <= 0 {
+		c.MaxEntries = DefaultMaxEntries
+	}
+	if c.Stats == nil {
+		c.Stats = NewStats(nil)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func (s *Server) newReader(conn *net.UDPConn, cfg Config) (*reader, error) {
+	pktinfo, err := wantPacketInfo(conn)
+	if err != nil {
+		return nil, err
+	}
+	shard := cfg.Stats.NewShard(true)
+	cache := NewCache(CacheConfig{Answers: cfg.Answers, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
+		MaxEntries: cfg.MaxEntries, Stats: shard})
+	return newReader(conn, cache, shard, s.fallback, cfg.MaxUDPSize, pktinfo, cfg.Logger), nil
+}
+
+// Fallback is where the queries the fast path does not answer go: serve
+// it with an ordinary server, whose answers it sends through the port.
+func (s *Server) Fallback() net.PacketConn { return s.fallback }
+
+// Addr is the address the sockets are bound to.
+func (s *Server) Addr() net.Addr { return s.conns[0].LocalAddr() }
+
+// Err delivers the error of a reader that stopped on its own.
+func (s *Server) Err() <-chan error { return s.errs }
+
+// Close closes the sockets and the fallback connection, and returns once
+// every reader has stopped (so the port is free).
+func (s *Server) Close() error {
+	s.fallback.Close()
+	var errs []error
+	for _, c := range s.conns {
+		errs = append(errs, c.Close())
+	}
+	s.done.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,432 @@
+package skydns
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/fastpath"
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
+)
+
+// The differential fuzz test: for every query the fast path answers, its
+// bytes are the ordinary path's bytes (answerer, EDNS, truncation, packed)
+// for the same query with its name in lower case, with the question's
+// letter case as asked; and the message is the ordinary path's answer to
+// the query as asked, record for record, ignoring the case of names (the
+// ordinary path compresses case-sensitively). Every plain query it may
+// answer (in the zones, fitting the requester, not depending on who asks)
+// it must answer.
+
+// fuzzRecords is a small cluster with every kind of record: addresses of
+// both families, SRV with glue, headless endpoints, an in-zone alias and
+// one leaving the zones, TXT, MX, PTR, groups, name servers, and one name
+// whose answer needs more than 512 bytes.
+func fuzzRecords() map[string]string {
+	r := map[string]string{}
+	add := func(name, label, value string) { r[etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label] = value }
+	svc := func(s string) string { return s + ".default.svc.cluster.local." }
+	add(svc("web"), "a1", `{"host":"10.96.0.1"}`)
+	add(svc("web"), "a2", `{"host":"fd00::1","ttl":60}`)
+	add("_http._tcp."+svc("web"), "p", `{"host":"web.default.svc.cluster.local.","port":80}`)
+	add(svc("hl"), "pod-a", `{"host":"10.1.0.1"}`)
+	add(svc("hl"), "pod-b", `{"host":"10.1.0.2"}`)
+	add("_http._tcp."+svc("hl"), "pod-a", `{"host":"pod-a.hl.default.svc.cluster.local.","port":8080}`)
+	add(svc("alias"), "c", `{"host":"web.default.svc.cluster.local."}`)
+	add(svc("ext"), "e", `{"host":"example.com."}`)
+	add(svc("txt"), "t", `{"text":"hello world"}`)
+	add(svc("mx"), "m", `{"host":"mail.example.com.","mail":true,"priority":10}`)
+	add(svc("grp"), "g1", `{"host":"10.2.0.1","group":"g"}`)
+	add(svc("grp"), "g2", `{"host":"10.2.0.2","group":"h"}`)
+	add(svc("strip"), "s", `{"host":"10.3.0.1","port":53,"targetstrip":1}`)
+	add("ns.dns.cluster.local.", "ns1", `{"host":"10.0.0.10"}`)
+	add("cluster.local.", "dns-version", `{"text":"1.1.0"}`)
+	add("1.0.96.10.in-addr.arpa.", "ptr", `{"host":"web.default.svc.cluster.local."}`)
+	for i := range 40 {
+		add(svc("big"), fmt.Sprintf("b%d", i), fmt.Sprintf(`{"host":"10.4.0.%d"}`, i))
+	}
+	return r
+}
+
+// fuzzNames are the names queries are made of (then given random case).
+var fuzzNames = []string{
+	"web.default.svc.cluster.local.", "a1.web.default.svc.cluster.local.", "_http._tcp.web.default.svc.cluster.local.",
+	"hl.default.svc.cluster.local.", "pod-a.hl.default.svc.cluster.local.", "_http._tcp.hl.default.svc.cluster.local.",
+	"alias.default.svc.cluster.local.", "ext.default.svc.cluster.local.", "txt.default.svc.cluster.local.",
+	"mx.default.svc.cluster.local.", "grp.default.svc.cluster.local.", "strip.default.svc.cluster.local.",
+	"big.default.svc.cluster.local.", "default.svc.cluster.local.", "svc.cluster.local.", "cluster.local.",
+	"dns-version.cluster.local.", "ns.dns.cluster.local.", "nope.default.svc.cluster.local.",
+	"*.default.svc.cluster.local.", "any.default.svc.cluster.local.", "web.*.svc.cluster.local.",
+	"1.0.96.10.in-addr.arpa.", "2.0.96.10.in-addr.arpa.", "in-addr.arpa.", "ip6.arpa.",
+	"example.com.", "local.", ".", "a-b_c.default.svc.cluster.local.",
+}
+
+var fuzzTypes = []uint16{
+	dns.TypeA, dns.TypeAAAA, dns.TypeSRV, dns.TypeTXT, dns.TypePTR, dns.TypeCNAME, dns.TypeMX, dns.TypeNS,
+	dns.TypeSOA, dns.TypeANY, dns.TypeAXFR, dns.TypeIXFR, dns.TypeHINFO, dns.TypeHTTPS, dns.TypeOPT, 0, 0xff00,
+}
+
+// fuzzQuery is one generated query and whether it is plain.
+type fuzzQuery struct {
+	packed []byte
+	plain  bool // the fast path may answer it
+	sure   bool // plain by construction: the fast path must answer it if it can
+}
+
+// makeFuzzQuery builds a query from the fuzzer's numbers.
+func makeFuzzQuery(id uint16, nameSel uint8, caseBits uint64, typeSel uint8, flags uint16, ednsSel uint8, ednsSize uint16) fuzzQuery {
+	name := mixCase(fuzzNames[int(nameSel)%len(fuzzNames)], caseBits)
+	m := new(dns.Msg)
+	m.Id = id
+	m.Question = []dns.Question{{Name: name, Qtype: fuzzTypes[int(typeSel)%len(fuzzTypes)], Qclass: dns.ClassINET}}
+	m.RecursionDesired, m.CheckingDisabled = flags&1 != 0, flags&2 != 0
+	m.AuthenticatedData, m.Truncated, m.Zero = flags&4 != 0, flags&8 != 0, flags&16 != 0
+	plain := true
+	switch flags >> 13 { // rarely: something that is not plain
+	case 1:
+		m.Question[0].Qclass = dns.ClassCHAOS
+		plain = false
+	case 2:
+		m.Question = append(m.Question, m.Question[0])
+		plain = false
+	case 3:
+		m.Opcode = dns.OpcodeNotify
+		plain = false
+	}
+	plain = addEDNS(m, ednsSel, ednsSize) && plain
+	packed, err := m.Pack()
+	if err != nil {
+		panic(err)
+	}
+	return fuzzQuery{packed: packed, plain: plain, sure: true}
+}
+
+// addEDNS gives m an OPT record per sel and reports whether the query
+// stays plain.
+func addEDNS(m *dns.Msg, sel uint8, size uint16) bool {
+	switch sel % 6 {
+	case 0, 1:
+		return true
+	case 2, 3:
+		m.SetEdns0(size, false)
+		return true
+	case 4:
+		m.SetEdns0(size, true) // DO
+	default:
+		m.SetEdns0(size, false)
+		m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: "0102030405060708"}}
+	}
+	return false
+}
+
+// mixCase upper-cases the letters of name whose bit is set in bits.
+func mixCase(name string, bits uint64) string {
+	b := []byte(name)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' && bits&(1<<(uint(i)%64)) != 0 {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// chaseAll is a forwarder that may chase for every client: answers whose
+// CNAME leaves the zones then depend on the query's RD bit.
+type chaseAll struct{}
+
+func (chaseAll) Forward(_ context.Context, q dnsserver.Query) *dns.Msg {
+	return new(dns.Msg).SetRcode(q.Msg, dns.RcodeRefused)
+}
+
+func (chaseAll) RecursionAllowed(netip.Addr) bool { return true }
+
+func (chaseAll) Chase(_ context.Context, target string, _ uint16) ([]dns.RR, int) {
+	rr, _ := dns.NewRR(target + " 60 IN A 192.0.2.1")
+	return []dns.RR{rr}, dns.RcodeSuccess
+}
+
+// differential is the two paths over one snapshot.
+type differential struct {
+	mu     sync.Mutex // the cache belongs to one goroutine at a time
+	ans    *answerer
+	wire   *wireAnswers
+	cache  *fastpath.Cache
+	served int
+}
+
+func newDifferential(tb testing.TB) *differential {
+	tb.Helper()
+	res, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := NewMirror(etcdstore.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
+	changes := fastpath.NewChanges()
+	m.beforePublish = recordChanges(changes, etcdstore.DefaultPrefix)
+	m.apply(snapshottest.Update(7, fuzzRecords()))
+	a := &answerer{resolver: res, mirror: m, forwarder: chaseAll{}}
+	w := &wireAnswers{answerer: a, maxUDPSize: dnsserver.DefaultMaxUDPSize}
+	stats := fastpath.NewStats(nil)
+	return &differential{ans: a, wire: w, cache: fastpath.NewCache(fastpath.CacheConfig{Answers: w, Changes: changes,
+		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
+}
+
+// ordinary is the ordinary path's packed answer to packed.
+func (d *differential) ordinary(t *testing.T, packed []byte) ([]byte, *dns.Msg) {
+	t.Helper()
+	req := new(dns.Msg)
+	if err := req.Unpack(packed); err != nil {
+		t.Fatalf("the fast path answered a query miekg/dns cannot read: %v", err)
+	}
+	resp := dnsserver.Reply(context.Background(), d.ans,
+		dnsserver.Query{Msg: req, Client: netip.MustParseAddr("127.0.0.1"), Proto: "udp"}, dnsserver.DefaultMaxUDPSize)
+	wire, err := resp.Pack()
+	if err != nil {
+		t.Fatalf("the ordinary answer does not pack: %v", err)
+	}
+	return wire, resp
+}
+
+func (d *differential) check(t *testing.T, q fuzzQuery) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cache.Refresh()
+	fast, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
+	if !ok {
+		d.mustDecline(t, q)
+		return
+	}
+	d.served++
+	if !q.plain {
+		t.Fatalf("the fast path answered a query that is not plain:\n%v", unpackMsg(t, q.packed))
+	}
+	lower, nameEnd := lowerName(q.packed)
+	want, _ := d.ordinary(t, lower)
+	copy(want[12:nameEnd], q.packed[12:nameEnd])
+	if !bytes.Equal(fast, want) {
+		t.Fatalf("fast path bytes differ from the ordinary path's\nquery:\n%v\nfast:\n%v\nordinary:\n%v",
+			unpackMsg(t, q.packed), unpackMsg(t, fast), unpackMsg(t, want))
+	}
+	_, asked := d.ordinary(t, q.packed)
+	got := unpackMsg(t, fast)
+	if got.Question[0].Name != asked.Question[0].Name || !strings.EqualFold(got.String(), asked.String()) {
+		t.Fatalf("fast path answer differs from the ordinary answer to the query as asked\nfast:\n%v\nordinary:\n%v", got, asked)
+	}
+}
+
+// fuzzUpdates are changes to fuzzRecords' cluster, each one revision:
+// new and removed addresses, targets and aliases moved, names appearing
+// and disappearing, records below and above queried names.
+var fuzzUpdates = []struct{ name, label, value string }{
+	{"web.default.svc.cluster.local.", "a3", `{"host":"10.96.0.3"}`},
+	{"web.default.svc.cluster.local.", "a1", ""},
+	{"web.default.svc.cluster.local.", "a2", `{"host":"fd00::2"}`},
+	{"_http._tcp.web.default.svc.cluster.local.", "p", `{"host":"hl.default.svc.cluster.local.","port":81}`},
+	{"_http._tcp.web.default.svc.cluster.local.", "p", ""},
+	{"hl.default.svc.cluster.local.", "pod-c", `{"host":"10.1.0.3"}`},
+	{"hl.default.svc.cluster.local.", "pod-a", ""},
+	{"alias.default.svc.cluster.local.", "c", `{"host":"hl.default.svc.cluster.local."}`},
+	{"ext.default.svc.cluster.local.", "e", `{"host":"web.default.svc.cluster.local."}`},
+	{"nope.default.svc.cluster.local.", "n", `{"host":"10.5.0.1"}`},
+	{"nope.default.svc.cluster.local.", "n", ""},
+	{"deep.web.default.svc.cluster.local.", "d", `{"text":"below"}`},
+	{"default.svc.cluster.local.", "up", `{"host":"10.6.0.1"}`},
+	{"txt.default.svc.cluster.local.", "t", `{"text":"changed"}`},
+	{"grp.default.svc.cluster.local.", "g3", `{"host":"10.2.0.3","group":"g"}`},
+	{"ns.dns.cluster.local.", "ns2", `{"host":"10.0.0.11"}`},
+	{"1.0.96.10.in-addr.arpa.", "ptr", `{"host":"hl.default.svc.cluster.local."}`},
+	{"2.0.96.10.in-addr.arpa.", "ptr", `{"host":"web.default.svc.cluster.local."}`},
+	{"big.default.svc.cluster.local.", "b0", ""},
+	{"mx.default.svc.cluster.local.", "m", ""},
+	{"a-b_c.default.svc.cluster.local.", "x", `{"host":"10.7.0.1"}`},
+	{"cluster.local.", "dns-version", `{"text":"1.2.0"}`},
+	{"bad.default.svc.cluster.local.", "b", `{"host":`},
+}
+
+// update applies fuzzUpdates[i] as the next revision; the last choice is
+// a full re-list of the original records.
+func (d *differential) update(i int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := d.ans.mirror
+	rev := m.Snapshot().Revision() + 1
+	i %= len(fuzzUpdates) + 1
+	if i == len(fuzzUpdates) {
+		m.apply(snapshottest.Update(rev, fuzzRecords()))
+		return
+	}
+	up := fuzzUpdates[i]
+	ev := etcdstore.Event{Type: etcdstore.Put, Key: etcdstore.Key(etcdstore.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
+	if up.value == "" {
+		ev.Type = etcdstore.Delete
+	}
+	m.apply(etcdstore.Update{Revision: rev, Events: []etcdstore.Event{ev}})
+}
+
+// mustDecline fails when the fast path declined a query it should answer:
+// plain, in the zones, not leaving them, fitting the requester.
+func (d *differential) mustDecline(t *testing.T, q fuzzQuery) {
+	if !q.plain || !q.sure {
+		return
+	}
+	req := unpackMsg(t, q.packed)
+	if _, inZone := d.ans.resolver.Zone(req.Question[0].Name); !inZone {
+		return
+	}
+	_, resp := d.ordinary(t, q.packed)
+	resolved := d.ans.resolver.Resolve(d.ans.mirror.Snapshot(), req) // before any chase
+	if _, leaves := d.ans.resolver.ExternalTarget(resolved); leaves || resp.Truncated {
+		return
+	}
+	t.Fatalf("the fast path declined a plain query it can answer:\n%v\nordinary answer:\n%v", req, resp)
+}
+
+// lowerName returns a copy of a packed query with its question's name in
+// lower case, and the offset past that name.
+func lowerName(packed []byte) ([]byte, int) {
+	b := bytes.Clone(packed)
+	off := 12
+	for b[off] != 0 {
+		n := int(b[off])
+		copy(b[off+1:off+1+n], bytes.ToLower(b[off+1:off+1+n]))
+		off += 1 + n
+	}
+	return b, off + 1
+}
+
+func unpackMsg(t *testing.T, b []byte) *dns.Msg {
+	t.Helper()
+	m := new(dns.Msg)
+	if err := m.Unpack(b); err != nil {
+		t.Fatalf("unpacking %x: %v", b, err)
+	}
+	return m
+}
+
+func FuzzFastPath(f *testing.F) {
+	for i := range fuzzNames {
+		for j := range fuzzTypes {
+			f.Add(uint16(i*j), uint8(i), uint64(i)*0x9e3779b97f4a7c15, uint8(j), uint16(i+j)&0x1f, uint8(i+j), uint16(512+j*100))
+		}
+	}
+	d := newDifferential(f)
+	f.Fuzz(func(t *testing.T, id uint16, nameSel uint8, caseBits uint64, typeSel uint8, flags uint16, ednsSel uint8, ednsSize uint16) {
+		d.check(t, makeFuzzQuery(id, nameSel, caseBits, typeSel, flags, ednsSel, ednsSize))
+	})
+}
+
+// FuzzFastPathUpdates runs a script of queries and updates: answers kept
+// across revisions must be the ordinary path's at the new revision. Each
+// 8 bytes are one step; a first byte divisible by 4 makes it an update.
+func FuzzFastPathUpdates(f *testing.F) {
+	const maxSteps = 32 // short scripts keep the fuzzer's minimizing quick
+	for i := range fuzzUpdates {
+		var script []byte
+		for pass := range 2 {
+			for j := range 4 {
+				name := byte(i+j*7) % byte(len(fuzzNames))
+				script = append(script, 1, name, byte(i), byte(j), 1, 0, byte(2*pass), 0) // ask
+			}
+			if pass == 0 {
+				script = append(script, 0, byte(i), 0, 0, 0, 0, 0, 0) // update
+			}
+		}
+		f.Add(script)
+	}
+	f.Fuzz(func(t *testing.T, script []byte) {
+		d := newDifferential(t)
+		for steps := 0; len(script) >= 8 && steps < maxSteps; steps++ {
+			step := script[:8]
+			script = script[8:]
+			if step[0]%4 == 0 {
+				d.update(int(step[1]))
+				continue
+			}
+			d.check(t, makeFuzzQuery(uint16(step[0])<<8|uint16(step[7]), step[1], uint64(step[2])*0x9e3779b97f4a7c15,
+				step[3], uint16(step[4])|uint16(step[5])<<8, step[6], 512+uint16(step[7])*16))
+		}
+	})
+}
+
+// TestFastPathMatchesTheOrdinaryPath runs the differential check over every
+// name and type, in three cases, with and without EDNS, so that the seeds
+// alone prove the fast path answers (and answers right) most queries.
+func TestFastPathMatchesTheOrdinaryPath(t *testing.T) {
+	d := newDifferential(t)
+	total := 0
+	for i := range fuzzNames {
+		for j := range fuzzTypes {
+			for _, caseBits := range []uint64{0, ^uint64(0), 0x5555555555555555} {
+				for _, edns := range []uint8{0, 2} {
+					d.check(t, makeFuzzQuery(uint16(i<<8|j), uint8(i), caseBits, uint8(j), 1, edns, 1232))
+					total++
+				}
+			}
+		}
+	}
+	if d.served < total/2 {
+		t.Fatalf("the fast path answered %d of %d queries; want most", d.served, total)
+	}
+	t.Run("after each update, answers kept across revisions are the new ones", func(t *testing.T) {
+		for u := range len(fuzzUpdates) + 1 {
+			d.update(u)
+			for i := range fuzzNames {
+				for j := range fuzzTypes {
+					d.check(t, makeFuzzQuery(uint16(u), uint8(i), uint64(u), uint8(j), 1, uint8(u%4), 1232))
+				}
+			}
+		}
+	})
+}
+
+// FuzzFastPathRaw feeds arbitrary bytes to the fast path: whatever it
+// answers must be a query miekg/dns reads as plain, answered with the
+// ordinary path's bytes.
+func FuzzFastPathRaw(f *testing.F) {
+	for i := range fuzzNames {
+		for j := range fuzzTypes {
+			f.Add(makeFuzzQuery(uint16(i), uint8(i), uint64(j), uint8(j), uint16(j), uint8(i+j), 1232).packed)
+		}
+	}
+	d := newDifferential(f)
+	f.Fuzz(func(t *testing.T, packed []byte) {
+		req := new(dns.Msg)
+		plain := req.Unpack(packed) == nil && isPlain(req) && plainCounts(packed)
+		d.check(t, fuzzQuery{packed: packed, plain: plain})
+	})
+}
+
+// plainCounts checks the header's counts, which miekg/dns's reading does
+// not keep: one question, no answer or authority, at most one additional.
+func plainCounts(packed []byte) bool {
+	return len(packed) >= 12 && string(packed[4:10]) == "\x00\x01\x00\x00\x00\x00" && packed[10] == 0 && packed[11] <= 1
+}
+
+// isPlain says, from miekg/dns's reading of a query, whether the fast path
+// may answer it (see package fastpath).
+func isPlain(m *dns.Msg) bool {
+	if m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || len(m.Answer)+len(m.Ns) != 0 ||
+		m.Question[0].Qclass != dns.ClassINET || len(m.Extra) > 1 {
+		return false
+	}
+	for _, c := range m.Question[0].Name {
+		if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_*.", c) {
+			return false
+		}
+	}
+	if len(m.Extra) == 0 {
+		return true
+	}
+	opt, ok := m.Extra[0].(*dns.OPT)
+	return ok && opt.Hdr.Name == "." && opt.Hdr.Ttl == 0 && len(opt.Option) == 0
+}

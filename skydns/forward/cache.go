@@ -1,0 +1,144 @@
+package forward
+
+import (
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/miekg/dns"
+)
+
+// maxPositiveTTL caps how long a positive answer is cached, whatever its TTL.
+const maxPositiveTTL = time.Hour
+
+// entry is one cached upstream reply. msg is never changed after the entry
+// is made; readers take copies through at.
+type entry struct {
+	msg     *dns.Msg
+	stored  time.Time
+	expires time.Time
+}
+
+// at returns a copy of the reply as it stands at now: every TTL lowered by
+// the whole seconds the entry has aged.
+func (e *entry) at(now time.Time) *dns.Msg {
+	m := e.msg.Copy()
+	age := now.Sub(e.stored) / time.Second
+	for _, section := range [][]dns.RR{m.Answer, m.Ns, m.Extra} {
+		for _, rr := range section {
+			h := rr.Header()
+			h.Ttl = uint32(max(int64(h.Ttl)-int64(age), 0))
+		}
+	}
+	return m
+}
+
+// cache is an LRU of replies keyed by question and route. A nil lru means
+// caching is off.
+type cache struct {
+	lru     *lru.Cache[string, *entry]
+	maxNeg  time.Duration
+	metrics *metrics
+}
+
+func newCache(size int, maxNeg time.Duration, m *metrics) (*cache, error) {
+	c := &cache{maxNeg: maxNeg, metrics: m}
+	if size == 0 {
+		return c, nil
+	}
+	l, err := lru.New[string, *entry](size)
+	if err != nil {
+		return nil, err
+	}
+	c.lru = l
+	return c, nil
+}
+
+// get returns the unexpired entry for key.
+func (c *cache) get(key string, now time.Time) (*entry, bool) {
+	if c.lru == nil {
+		return nil, false
+	}
+	e, ok := c.lru.Get(key)
+	if !ok || !now.Before(e.expires) {
+		return nil, false
+	}
+	return e, true
+}
+
+// store makes an entry of reply r received at now, and caches it when r
+// may be cached. The entry is returned either way.
+func (c *cache) store(key string, r *dns.Msg, now time.Time) *entry {
+	msg := cacheable(r)
+	ttl := c.ttl(msg)
+	e := &entry{msg: msg, stored: now, expires: now.Add(ttl)}
+	if ttl > 0 && c.lru != nil && c.lru.Add(key, e) {
+		c.metrics.evictions.Inc()
+	}
+	return e
+}
+
+func (c *cache) len() int {
+	if c.lru == nil {
+		return 0
+	}
+	return c.lru.Len()
+}
+
+// cacheable returns a copy of r without what belongs to one exchange: the
+// ID, the question and the OPT record.
+func cacheable(r *dns.Msg) *dns.Msg {
+	m := r.Copy()
+	m.Id = 0
+	m.Question = nil
+	m.Extra = withoutOPT(m.Extra)
+	return m
+}
+
+func withoutOPT(rrs []dns.RR) []dns.RR {
+	out := rrs[:0]
+	for _, rr := range rrs {
+		if rr.Header().Rrtype != dns.TypeOPT {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// ttl says how long m may be cached; 0 means not at all. A negative answer
+// also has its SOA's TTL lowered to that time, so clients do not keep it
+// longer than the cache does.
+func (c *cache) ttl(m *dns.Msg) time.Duration {
+	switch {
+	case m.Rcode == dns.RcodeNameError, m.Rcode == dns.RcodeSuccess && len(m.Answer) == 0:
+		return c.negativeTTL(m)
+	case m.Rcode == dns.RcodeSuccess:
+		return positiveTTL(m)
+	}
+	return 0
+}
+
+// positiveTTL is the smallest TTL in the reply, capped by maxPositiveTTL.
+func positiveTTL(m *dns.Msg) time.Duration {
+	least := maxPositiveTTL
+	for _, section := range [][]dns.RR{m.Answer, m.Ns, m.Extra} {
+		for _, rr := range section {
+			least = min(least, time.Duration(rr.Header().Ttl)*time.Second)
+		}
+	}
+	return least
+}
+
+// negativeTTL follows RFC 2308: the smaller of the SOA's TTL and its
+// MINIMUM field, here also capped by maxNeg. Without a SOA, no caching.
+func (c *cache) negativeTTL(m *dns.Msg) time.Duration {
+	for _, rr := range m.Ns {
+		soa, ok := rr.(*dns.SOA)
+		if !ok {
+			continue
+		}
+		secs := min(soa.Hdr.Ttl, soa.Minttl, uint32(c.maxNeg/time.Second))
+		soa.Hdr.Ttl = secs
+		return time.Duration(secs) * time.Second
+	}
+	return 0
+}

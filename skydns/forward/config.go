@@ -1,0 +1,154 @@
+package forward
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// The flag names; errors from Validate start with one of them.
+const (
+	FlagUpstream            = "upstream"
+	FlagAllowRecursion      = "allow-recursion"
+	FlagCacheSize           = "cache-size"
+	FlagCacheMaxNegativeTTL = "cache-max-negative-ttl"
+	FlagForwardTimeout      = "forward-timeout"
+	FlagForwardDeadline     = "forward-deadline"
+	FlagStubDomain          = "stub-domain"
+)
+
+// DefaultAllowRecursion are the clients that get recursion unless
+// --allow-recursion says otherwise: loopback and the private ranges pod
+// networks use (RFC 1918, RFC 6598 shared space, IPv6 unique local).
+var DefaultAllowRecursion = []string{
+	"127.0.0.0/8", "::1/128",
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+	"fc00::/7",
+}
+
+// Config holds the forwarding settings. Its fields hold what the flags hold;
+// New parses them, and Validate reports what New would reject.
+type Config struct {
+	// Upstreams are the servers for names outside the zones, each "ip" or
+	// "ip:port" (port 53 when left out). Empty means the nameservers of
+	// ResolvConf other than this server itself.
+	Upstreams []string
+	// ResolvConf is the file default upstreams are read from
+	// (default /etc/resolv.conf).
+	ResolvConf string
+	// ListenAddrs are this server's own DNS addresses ("host:port", host may
+	// be empty or unspecified). Nameservers of ResolvConf and stub servers
+	// that are this server are skipped, so skydns never forwards to itself.
+	ListenAddrs []string
+	// AllowRecursion are the client prefixes ("10.0.0.0/8") or addresses
+	// that may have names outside the zones resolved.
+	AllowRecursion []string
+	// CacheSize bounds the cache in entries; 0 turns the cache off.
+	CacheSize int
+	// CacheMaxNegativeTTL caps how long NXDOMAIN and NODATA answers are
+	// cached; 0 turns negative caching off.
+	CacheMaxNegativeTTL time.Duration
+	// ForwardTimeout bounds one attempt at one upstream (UDP and the TCP
+	// retry together).
+	ForwardTimeout time.Duration
+	// ForwardDeadline bounds a whole query across all its attempts.
+	ForwardDeadline time.Duration
+	// StubDomains are "domain=ip[:port][,ip[:port]...]" entries; names at or
+	// below a domain go to its servers.
+	StubDomains []string
+}
+
+// DefaultConfig returns the settings the flags default to.
+func DefaultConfig() Config {
+	return Config{
+		ResolvConf:          "/etc/resolv.conf",
+		AllowRecursion:      append([]string(nil), DefaultAllowRecursion...),
+		CacheSize:           10000,
+		CacheMaxNegativeTTL: 30 * time.Second,
+		ForwardTimeout:      2 * time.Second,
+		ForwardDeadline:     4 * time.Second,
+	}
+}
+
+// AddFlags registers the forwarding flags on fs, bound to c's fields; their
+// defaults are c's current values.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&c.Upstreams, FlagUpstream, c.Upstreams,
+		"upstream DNS servers (ip or ip:port, repeatable or comma separated) for names outside the zones; default: the nameservers of "+c.ResolvConf+" other than this server")
+	fs.StringSliceVar(&c.AllowRecursion, FlagAllowRecursion, c.AllowRecursion,
+		"client CIDRs whose queries for names outside the zones are forwarded; others get REFUSED")
+	fs.IntVar(&c.CacheSize, FlagCacheSize, c.CacheSize,
+		"forwarded answers kept in the cache (entries); 0 disables the cache")
+	fs.DurationVar(&c.CacheMaxNegativeTTL, FlagCacheMaxNegativeTTL, c.CacheMaxNegativeTTL,
+		"longest time an NXDOMAIN or NODATA answer from upstream is cached; 0 disables negative caching")
+	fs.DurationVar(&c.ForwardTimeout, FlagForwardTimeout, c.ForwardTimeout,
+		"time one upstream has to answer before the next one is tried")
+	fs.DurationVar(&c.ForwardDeadline, FlagForwardDeadline, c.ForwardDeadline,
+		"time a forwarded query may take across all upstreams before the client gets SERVFAIL")
+	fs.StringArrayVar(&c.StubDomains, FlagStubDomain, c.StubDomains,
+		"domain=ip[:port][,ip[:port]...]: send names under domain to these servers (repeatable)")
+}
+
+// Validate reports every setting New would reject; each error names its flag.
+func (c Config) Validate() error {
+	_, err := c.parse()
+	return err
+}
+
+// parsed is a Config checked and converted.
+type parsed struct {
+	upstreams []netip.AddrPort // nil: read ResolvConf
+	listen    []netip.AddrPort
+	acl       []netip.Prefix
+	stubs     map[string][]netip.AddrPort
+}
+
+func (c Config) parse() (parsed, error) {
+	var p parsed
+	var errs []error
+	p.upstreams, errs = parseEach("--"+FlagUpstream, c.Upstreams, parseServer, errs)
+	p.listen, errs = parseEach("listen address", c.ListenAddrs, parseListen, errs)
+	p.acl, errs = parseEach("--"+FlagAllowRecursion, c.AllowRecursion, parsePrefix, errs)
+	var stubs []stubFlag
+	stubs, errs = parseEach("--"+FlagStubDomain, c.StubDomains, parseStubFlag, errs)
+	p.stubs = map[string][]netip.AddrPort{}
+	for _, s := range stubs {
+		p.stubs[s.domain] = append(p.stubs[s.domain], s.servers...)
+	}
+	if err := c.checkNumbers(); err != nil {
+		errs = append(errs, err)
+	}
+	return p, errors.Join(errs...)
+}
+
+func (c Config) checkNumbers() error {
+	switch {
+	case c.CacheSize < 0:
+		return fmt.Errorf("--%s %d: must be 0 (off) or more", FlagCacheSize, c.CacheSize)
+	case c.CacheMaxNegativeTTL < 0:
+		return fmt.Errorf("--%s %s: must be 0 (off) or more", FlagCacheMaxNegativeTTL, c.CacheMaxNegativeTTL)
+	case c.ForwardTimeout <= 0:
+		return fmt.Errorf("--%s %s: must be more than 0", FlagForwardTimeout, c.ForwardTimeout)
+	case c.ForwardDeadline < c.ForwardTimeout:
+		return fmt.Errorf("--%s %s: must be at least --%s (%s)", FlagForwardDeadline, c.ForwardDeadline, FlagForwardTimeout, c.ForwardTimeout)
+	}
+	return nil
+}
+
+// parseEach parses every value, appending an error naming what and the
+// value for each one that does not parse.
+func parseEach[T any](what string, values []string, parse func(string) (T, error), errs []error) ([]T, []error) {
+	var out []T
+	for _, v := range values {
+		x, err := parse(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", what, v, err))
+			continue
+		}
+		out = append(out, x)
+	}
+	return out, errs
+}

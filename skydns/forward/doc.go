@@ -1,0 +1,38 @@
+// Package forward answers the names skydns does not serve itself: it sends
+// them to upstream servers, caches the answers, routes stub domains to their
+// own servers, and chases out-of-zone CNAME targets for the resolver.
+//
+// # Who gets recursion
+//
+// Only clients inside the --allow-recursion prefixes (by default loopback and
+// the private ranges pods use) and only queries with the RD bit set are
+// forwarded. Everyone and everything else gets REFUSED, so skydns is never an
+// open resolver.
+//
+// # Upstreams
+//
+// A query goes to one upstream at a time over UDP, again over TCP when the
+// reply is truncated, each attempt bounded by --forward-timeout and the whole
+// query by --forward-deadline. Upstreams that failed in the last ten seconds
+// are tried last; the healthy ones take turns. When none answers the client
+// gets SERVFAIL.
+//
+// # Stub domains
+//
+// A name under a stub domain goes to that domain's servers instead; the
+// longest matching domain wins. Stub domains come from --stub-domain flags and
+// from the server through SetStubs, which reads SkyDNS's dns/stub records:
+//
+//	/skydns/local/cluster/dns/stub/corp/example/ns1 = {"host":"10.0.0.53","port":53}
+//
+// makes example.corp. a stub domain served by 10.0.0.53:53 (the last key
+// label, ns1, only tells several servers apart).
+//
+// # Cache
+//
+// Answers are cached in an LRU of --cache-size entries: positive ones for the
+// smallest TTL in the reply (at most an hour), negative ones (NXDOMAIN,
+// NODATA) for the SOA's negative TTL capped by --cache-max-negative-ttl.
+// Served TTLs count down with the entry's age. Identical queries that miss
+// together share one upstream exchange.
+package forward

@@ -1,0 +1,197 @@
+package forward
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+)
+
+// Forwarder answers queries for names outside the served zones. It is safe
+// for concurrent use.
+type Forwarder struct {
+	logger   *slog.Logger
+	now      func() time.Time
+	acl      acl
+	timeout  time.Duration // per attempt
+	deadline time.Duration // per query
+	udp, tcp *dns.Client
+	metrics  *metrics
+	cache    *cache
+	health   *health
+	flight   singleflight.Group
+	upstream *route
+	listen   []netip.AddrPort // this server, never forwarded to
+	local    []netip.Addr     // this host's interface addresses
+
+	stubs        atomic.Pointer[stubTable]
+	stubMu       sync.Mutex                  // serialises SetStubs
+	staticStubs  map[string][]netip.AddrPort // from --stub-domain; read-only
+	stubProblems map[string]bool             // guarded by stubMu; reported by the last SetStubs
+}
+
+// New checks cfg and builds a Forwarder whose metrics are registered on reg
+// (nil: not registered). With no upstreams configured it reads
+// cfg.ResolvConf; finding no upstream at all is an error.
+func New(cfg Config, reg prometheus.Registerer, logger *slog.Logger) (*Forwarder, error) {
+	return newForwarder(cfg, reg, logger, time.Now)
+}
+
+func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, now func() time.Time) (*Forwarder, error) {
+	p, err := cfg.parse()
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	f := &Forwarder{
+		logger:   logger,
+		now:      now,
+		acl:      p.acl,
+		timeout:  cfg.ForwardTimeout,
+		deadline: cfg.ForwardDeadline,
+		udp:      &dns.Client{Net: "udp", UDPSize: udpSize, Timeout: cfg.ForwardTimeout},
+		tcp:      &dns.Client{Net: "tcp", Timeout: cfg.ForwardTimeout},
+		metrics:  newMetrics(),
+		health:   newHealth(now),
+		listen:   p.listen,
+		local:    localAddrs(),
+	}
+	if f.cache, err = newCache(cfg.CacheSize, cfg.CacheMaxNegativeTTL, f.metrics); err != nil {
+		return nil, fmt.Errorf("--%s: %w", FlagCacheSize, err)
+	}
+	if err := f.setUpstreams(cfg.ResolvConf, p.upstreams); err != nil {
+		return nil, err
+	}
+	f.setStaticStubs(p.stubs)
+	if reg != nil {
+		if err := f.metrics.register(reg, f.cache.len); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// setUpstreams uses the configured upstreams or else resolv.conf's.
+func (f *Forwarder) setUpstreams(resolvConf string, configured []netip.AddrPort) error {
+	servers := configured
+	if resolvConf == "" {
+		resolvConf = DefaultConfig().ResolvConf
+	}
+	if len(servers) == 0 {
+		var err error
+		if servers, err = defaultUpstreams(resolvConf, f.listen); err != nil {
+			return fmt.Errorf("no --%s given: %w", FlagUpstream, err)
+		}
+		if len(servers) == 0 {
+			return fmt.Errorf("no --%s given and %s names no nameserver other than this server", FlagUpstream, resolvConf)
+		}
+	}
+	f.upstream = newRoute("", servers)
+	f.logger.Info("forwarding names outside the zones", "upstreams", f.upstream.addrs)
+	return nil
+}
+
+// setStaticStubs installs the --stub-domain table, without servers that
+// are this server.
+func (f *Forwarder) setStaticStubs(stubs map[string][]netip.AddrPort) {
+	f.staticStubs = map[string][]netip.AddrPort{}
+	for domain, servers := range stubs {
+		if kept := withoutSelf(servers, f.listen, f.local); len(kept) > 0 {
+			f.staticStubs[domain] = kept
+		} else {
+			f.logger.Warn("ignoring stub domain whose servers are all this server", "domain", domain)
+		}
+	}
+	table := newStubTable(f.staticStubs)
+	f.stubs.Store(&table)
+	if len(table) > 0 {
+		f.logger.Info("stub domains", "stubs", table.String())
+	}
+}
+
+// RecursionAllowed reports whether client may have names outside the zones
+// resolved; the server can use it to decide whether to chase a CNAME.
+func (f *Forwarder) RecursionAllowed(client netip.Addr) bool {
+	return f.acl.allows(client)
+}
+
+// ServeForward answers req, a query for a name outside the zones, from
+// client. It never returns nil: refused clients and queries get REFUSED
+// (see admit), and a query no upstream answered in time gets SERVFAIL. The
+// reply is not truncated to the client's UDP size; the caller does that.
+func (f *Forwarder) ServeForward(ctx context.Context, req *dns.Msg, client netip.Addr) *dns.Msg {
+	if rcode, reason := f.admit(req, client); rcode != dns.RcodeSuccess {
+		return f.refuse(req, rcode, reason)
+	}
+	q := questionOf(req)
+	m, err := f.resolve(ctx, q)
+	if err != nil {
+		f.metrics.servfail.Inc()
+		f.logger.Debug("forwarding failed", "name", q.name, "type", dns.TypeToString[q.qtype], "err", err)
+		return reply(req, nil, dns.RcodeServerFailure)
+	}
+	return reply(req, m, m.Rcode)
+}
+
+// admit decides whether req may be forwarded. It returns RcodeSuccess, or
+// the rcode to answer with and the reason for the refused metric.
+func (f *Forwarder) admit(req *dns.Msg, client netip.Addr) (int, string) {
+	switch {
+	case len(req.Question) != 1:
+		return dns.RcodeFormatError, ""
+	case req.Opcode != dns.OpcodeQuery:
+		return dns.RcodeNotImplemented, ""
+	case !f.acl.allows(client):
+		return dns.RcodeRefused, "acl"
+	case !req.RecursionDesired:
+		return dns.RcodeRefused, "no_recursion_desired"
+	case req.Question[0].Qclass != dns.ClassINET:
+		return dns.RcodeRefused, "class"
+	case req.Question[0].Qtype == dns.TypeAXFR || req.Question[0].Qtype == dns.TypeIXFR:
+		return dns.RcodeRefused, "transfer"
+	}
+	return dns.RcodeSuccess, ""
+}
+
+func (f *Forwarder) refuse(req *dns.Msg, rcode int, reason string) *dns.Msg {
+	m := reply(req, nil, rcode)
+	if reason != "" {
+		f.metrics.refused.WithLabelValues(reason).Inc()
+	}
+	if reason == "acl" {
+		m.RecursionAvailable = false
+	}
+	return m
+}
+
+// reply builds the answer to req with from's sections (from may be nil).
+func reply(req, from *dns.Msg, rcode int) *dns.Msg {
+	m := new(dns.Msg)
+	m.SetRcode(req, rcode)
+	m.RecursionAvailable = true
+	do := false
+	if opt := req.IsEdns0(); opt != nil {
+		do = opt.Do()
+	}
+	if from != nil {
+		m.Answer, m.Ns, m.Extra = from.Answer, from.Ns, from.Extra
+		m.AuthenticatedData = from.AuthenticatedData && (do || req.AuthenticatedData)
+	}
+	if req.IsEdns0() != nil {
+		m.SetEdns0(udpSize, do)
+	}
+	return m
+}
+
+// errNoAnswer means every upstream failed or the deadline passed.
+var errNoAnswer = errors.New("no upstream answered")

@@ -1,0 +1,145 @@
+package forward
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// question is what a forwarded answer depends on.
+type question struct {
+	name   string // lower-case FQDN
+	qtype  uint16
+	qclass uint16
+	do, cd bool // DNSSEC OK and checking disabled
+}
+
+func questionOf(req *dns.Msg) question {
+	q := req.Question[0]
+	opt := req.IsEdns0()
+	return question{
+		name:   strings.ToLower(dns.Fqdn(q.Name)),
+		qtype:  q.Qtype,
+		qclass: q.Qclass,
+		do:     opt != nil && opt.Do(),
+		cd:     req.CheckingDisabled,
+	}
+}
+
+// key is the cache and coalescing key of q sent along r.
+func (q question) key(r *route) string {
+	var b strings.Builder
+	b.WriteString(q.name)
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(int(q.qtype)))
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(int(q.qclass)))
+	if q.do {
+		b.WriteString(" do")
+	}
+	if q.cd {
+		b.WriteString(" cd")
+	}
+	b.WriteString(" @")
+	b.WriteString(r.id)
+	return b.String()
+}
+
+// msg is the query sent upstream for q.
+func (q question) msg() *dns.Msg {
+	m := new(dns.Msg)
+	m.SetQuestion(q.name, q.qtype)
+	m.Question[0].Qclass = q.qclass
+	m.CheckingDisabled = q.cd
+	m.SetEdns0(udpSize, q.do)
+	return m
+}
+
+// routeFor returns the stub domain route for name, or the default upstreams.
+func (f *Forwarder) routeFor(name string) *route {
+	if r := (*f.stubs.Load()).lookup(name); r != nil {
+		return r
+	}
+	return f.upstream
+}
+
+// resolve returns the reply to q, from the cache or from upstream, as a
+// private copy whose TTLs have been aged. Concurrent misses for the same
+// key share one upstream exchange.
+func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
+	r := f.routeFor(q.name)
+	key := q.key(r)
+	if e, ok := f.cache.get(key, f.now()); ok {
+		f.metrics.hits.Inc()
+		return e.at(f.now()), nil
+	}
+	f.metrics.misses.Inc()
+	ch := f.flight.DoChan(key, func() (any, error) {
+		return f.fetch(context.WithoutCancel(ctx), q, r, key)
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.(*entry).at(f.now()), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// fetch asks r's servers for q within the query deadline and caches the
+// reply. It looks in the cache once more first: a caller that missed just
+// before another one's fetch finished finds the answer there.
+func (f *Forwarder) fetch(ctx context.Context, q question, r *route, key string) (*entry, error) {
+	if e, ok := f.cache.get(key, f.now()); ok {
+		return e, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.deadline)
+	defer cancel()
+	reply, err := f.ask(ctx, r, q.msg())
+	if err != nil {
+		return nil, err
+	}
+	return f.cache.store(key, reply, f.now()), nil
+}
+
+// ask tries r's servers one at a time, healthy ones first in turn, until
+// one gives a usable answer or ctx ends.
+func (f *Forwarder) ask(ctx context.Context, r *route, m *dns.Msg) (*dns.Msg, error) {
+	for _, addr := range f.health.order(r.addrs, r.turn.Add(1)) {
+		if ctx.Err() != nil {
+			break
+		}
+		reply, ok := f.attempt(ctx, addr, m)
+		if ok {
+			return reply, nil
+		}
+	}
+	return nil, errNoAnswer
+}
+
+// attempt is one exchange with one server within the per-attempt timeout;
+// it counts the result and keeps the server's health up to date.
+func (f *Forwarder) attempt(ctx context.Context, addr string, m *dns.Msg) (*dns.Msg, bool) {
+	actx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	reply, result, err := f.exchange(actx, addr, m)
+	f.metrics.upstream.WithLabelValues(addr, result).Inc()
+	switch {
+	case result == resultOK:
+		if f.health.ok(addr) {
+			f.logger.Info("upstream answers again", "upstream", addr)
+		}
+		return reply, true
+	case result == resultRcode:
+		f.logger.Debug("upstream could not answer", "upstream", addr, "rcode", dns.RcodeToString[reply.Rcode])
+	case ctx.Err() != nil:
+		// The query's deadline ran out during the attempt: not the server's fault.
+	case f.health.failed(addr):
+		f.logger.Warn("upstream failed, trying it last for a while", "upstream", addr, "result", result, "err", err)
+	}
+	return nil, false
+}

@@ -1,0 +1,78 @@
+package skydns
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
+)
+
+// fakeUpstream is a DNS server on 127.0.0.1 answering every A question
+// with addr.
+func fakeUpstream(t *testing.T, addr string) string {
+	t.Helper()
+	answer := func(_ context.Context, q dnsserver.Query) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q.Msg)
+		rr, err := dns.NewRR(q.Msg.Question[0].Name + " 60 IN A " + addr)
+		if err != nil {
+			panic(err)
+		}
+		resp.Answer = []dns.RR{rr}
+		return resp
+	}
+	s, err := dnsserver.Start(dnsserver.Config{Addr: "127.0.0.1:0", Answerer: dnsserver.AnswerFunc(answer)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s.Addr()
+}
+
+// TestForwardingIsWired checks the three places the forwarder plugs in:
+// names outside the zones, CNAMEs leaving the zones, and stub domains
+// read from etcd.
+func TestForwardingIsWired(t *testing.T) {
+	upstream := fakeUpstream(t, "192.0.2.1")
+	stub := fakeUpstream(t, "192.0.2.99")
+	etcd := etcdtest.Start(t)
+	cfg := testConfig(etcd.ClientURL())
+	cfg.Forwarder = nil
+	cfg.Forward.Upstreams = []string{upstream}
+	d := startDaemon(t, cfg)
+
+	t.Run("a name outside the zones is forwarded upstream", func(t *testing.T) {
+		if msg := answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeSuccess, "192.0.2.1"); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+	t.Run("an ExternalName CNAME is chased upstream", func(t *testing.T) {
+		put(t, etcd, "ext.default.svc.cluster.local.", "e1", `{"host":"example.com."}`)
+		eventually(t, "chased answer", func() string {
+			return answerIs(ask(t, "udp", d.DNSAddr(), "ext.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "example.com.", "192.0.2.1")
+		})
+	})
+	t.Run("a stub domain written to etcd routes its names to its server", func(t *testing.T) {
+		host, port, _ := net.SplitHostPort(stub)
+		put(t, etcd, "example.corp.stub.dns.cluster.local.", "ns1", fmt.Sprintf(`{"host":%q,"port":%s}`, host, port))
+		eventually(t, "stub answer", func() string {
+			return answerIs(ask(t, "udp", d.DNSAddr(), "www.example.corp.", dns.TypeA), dns.RcodeSuccess, "192.0.2.99")
+		})
+	})
+	t.Run("the forwarder's metrics are on /metrics", func(t *testing.T) {
+		_, body := httpGet(t, d, "/metrics")
+		if !strings.Contains(body, "\nskydns_forward_") {
+			t.Fatal("no skydns_forward_ metrics")
+		}
+	})
+}

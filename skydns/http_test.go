@@ -1,0 +1,116 @@
+package skydns
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+)
+
+func TestHTTPEndpoints(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	cfg := testConfig(etcd.ClientURL())
+	cfg.Pprof = true
+	d := startDaemon(t, cfg)
+	eventually(t, "readyz", func() string {
+		if code, body := httpGet(t, d, "/readyz"); code != 200 || body != "ok\n" {
+			return fmt.Sprintf("%d %q", code, body)
+		}
+		return ""
+	})
+	t.Run("healthz is ok", func(t *testing.T) {
+		if code, body := httpGet(t, d, "/healthz"); code != 200 || body != "ok\n" {
+			t.Fatalf("got %d %q", code, body)
+		}
+	})
+	t.Run("metrics count queries by type and rcode", func(t *testing.T) {
+		ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeMX)
+		if v := metric(t, d, `skydns_dns_requests_total{qtype="MX",rcode="REFUSED"}`); v != 1 {
+			t.Fatalf("requests MX/REFUSED = %v, want 1", v)
+		}
+		if v := metric(t, d, `skydns_dns_request_duration_seconds_count{proto="udp"}`); v < 1 {
+			t.Fatalf("latency count = %v, want at least 1", v)
+		}
+	})
+	t.Run("metrics report the snapshot and the etcd state", func(t *testing.T) {
+		rev := put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
+		eventually(t, "revision metric", func() string {
+			if v := metric(t, d, "skydns_snapshot_revision"); v != float64(rev) {
+				return fmt.Sprintf("at %v", v)
+			}
+			return ""
+		})
+		for series, want := range map[string]float64{"skydns_snapshot_records": 1, "skydns_etcd_connected": 1,
+			"skydns_mirror_synced": 1, "skydns_etcd_lists_total": 1, "skydns_mirror_stale_seconds": 0} {
+			if v := metric(t, d, series); v != want {
+				t.Errorf("%s = %v, want %v", series, v, want)
+			}
+		}
+	})
+	t.Run("malformed packets are counted", func(t *testing.T) {
+		conn, err := net.Dial("udp", d.DNSAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.Write([]byte{0xde, 0xad})
+		eventually(t, "malformed packet metric", func() string {
+			if v := metric(t, d, "skydns_dns_malformed_packets_total"); v != 1 {
+				return fmt.Sprintf("at %v", v)
+			}
+			return ""
+		})
+	})
+	t.Run("pprof is mounted with --pprof", func(t *testing.T) {
+		if code, body := httpGet(t, d, "/debug/pprof/"); code != 200 || !strings.Contains(body, "goroutine") {
+			t.Fatalf("got %d", code)
+		}
+	})
+}
+
+func TestHTTPWithoutPprof(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	d := startDaemon(t, testConfig(etcd.ClientURL()))
+	if code, _ := httpGet(t, d, "/debug/pprof/"); code != 404 {
+		t.Fatalf("pprof answered %d without --pprof, want 404", code)
+	}
+}
+
+func TestStartWhileEtcdIsAway(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	url := etcd.ClientURL()
+	etcd.Stop()
+	d := startDaemon(t, testConfig(url))
+	t.Run("readyz says not synced and why", func(t *testing.T) {
+		eventually(t, "readyz", func() string {
+			code, body := httpGet(t, d, "/readyz")
+			if code != 503 || !strings.HasPrefix(body, "not synced: etcd unreachable since ") {
+				return fmt.Sprintf("%d %q", code, body)
+			}
+			return ""
+		})
+	})
+	t.Run("names in the zones get SERVFAIL, not a false NXDOMAIN", func(t *testing.T) {
+		if msg := answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeServerFailure); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+	t.Run("names outside the zones are still refused", func(t *testing.T) {
+		if msg := answerIs(ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeRefused); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+	t.Run("the daemon syncs once etcd comes up", func(t *testing.T) {
+		etcd.Restart(t, url)
+		eventually(t, "readyz", func() string {
+			if code, body := httpGet(t, d, "/readyz"); code != 200 {
+				return fmt.Sprintf("%d %q", code, body)
+			}
+			return ""
+		})
+	})
+}

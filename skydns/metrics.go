@@ -1,0 +1,107 @@
+package skydns
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/fastpath"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// Metrics are the daemon's Prometheus metrics, in a registry of their own.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	// answers counts the answered queries of both paths: the fast path's
+	// readers have shards of their own, the ordinary path shares one.
+	answers          *fastpath.Stats
+	ordinary         *fastpath.Shard
+	malformedPackets prometheus.Counter
+	revision         prometheus.Gauge
+	records          prometheus.Gauge
+	malformedTotal   prometheus.Counter
+	malformedNow     prometheus.Gauge
+	lists            prometheus.Counter
+	etcdErrors       prometheus.Counter
+	connected        prometheus.Gauge
+	synced           prometheus.Gauge
+}
+
+// NewMetrics registers the metrics, and Go and process collectors, in a new
+// registry. stale reports the seconds since etcd was last reachable.
+func NewMetrics(stale func() float64) *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m.answers = fastpath.NewStats(prometheus.ExponentialBuckets(0.00001, 4, 10)) // 10µs .. 2.6s
+	m.ordinary = m.answers.NewShard(false)
+	m.malformedPackets = newCounter("skydns_dns_malformed_packets_total", "Packets that did not parse as DNS messages (answered FORMERR when the header parsed, else dropped).")
+	m.revision = newGauge("skydns_snapshot_revision", "etcd revision of the snapshot being served.")
+	m.records = newGauge("skydns_snapshot_records", "Records in the snapshot being served.")
+	m.malformedTotal = newCounter("skydns_malformed_values_total", "Distinct malformed etcd values seen (a key with a new bad value counts once, re-lists do not count again).")
+	m.malformedNow = newGauge("skydns_malformed_values", "Keys whose current value is malformed and skipped.")
+	m.lists = newCounter("skydns_etcd_lists_total", "Full lists of the prefix: the first, and every re-list after a compacted watch or a lost revision.")
+	m.etcdErrors = newCounter("skydns_etcd_errors_total", "Failed etcd lists, watches and probes; each is followed by a retry (a watch restart).")
+	m.connected = newGauge("skydns_etcd_connected", "1 while etcd is reachable, else 0.")
+	m.synced = newGauge("skydns_mirror_synced", "1 once the prefix has been listed, else 0.")
+	staleGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "skydns_mirror_stale_seconds", Help: "Seconds since etcd became unreachable; 0 while it is reachable.",
+	}, stale)
+	m.Registry.MustRegister(newAnswersCollector(m.answers), m.malformedPackets, m.revision, m.records,
+		m.malformedTotal, m.malformedNow, m.lists, m.etcdErrors, m.connected, m.synced, staleGauge,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func newGauge(name, help string) prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+// observeExchange counts one query the ordinary path answered.
+func (m *Metrics) observeExchange(e dnsserver.Exchange) {
+	var qtype uint16
+	if len(e.Request.Question) > 0 {
+		qtype = e.Request.Question[0].Qtype
+	}
+	m.ordinary.Count(qtype, len(e.Request.Question) > 0, e.Response.Rcode)
+	m.ordinary.Observe(e.Proto, e.Duration, 1)
+}
+
+// observeSnapshot records a newly published snapshot.
+func (m *Metrics) observeSnapshot(s *snapshot.Snapshot, full bool) {
+	m.revision.Set(float64(s.Revision()))
+	m.records.Set(float64(s.Len()))
+	if full {
+		m.lists.Inc()
+	}
+}
+
+// observeState records a change of the list-then-watch loop's state.
+func (m *Metrics) observeState(s etcdstore.State) {
+	m.connected.Set(boolGauge(s.Connected))
+	m.synced.Set(boolGauge(s.Synced))
+	if !s.Connected && s.Err != nil {
+		m.etcdErrors.Inc()
+	}
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// staleSeconds is the value of skydns_mirror_stale_seconds for s.
+func staleSeconds(s etcdstore.State, now time.Time) float64 {
+	if s.Connected || s.Since.IsZero() {
+		return 0
+	}
+	return now.Sub(s.Since).Seconds()
+}

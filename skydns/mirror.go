@@ -1,0 +1,132 @@
+package skydns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// Mirror holds the newest snapshot of the records under a prefix, fed by an
+// etcdstore.ListWatcher, and the health of that feed. Readers call
+// Snapshot and never wait; one writer (the ListWatcher's goroutine) calls
+// apply and setState.
+type Mirror struct {
+	prefix  string // without a trailing "/"
+	current atomic.Pointer[snapshot.Snapshot]
+	metrics *Metrics
+	logger  *slog.Logger
+	// onSnapshot is called after every publish, from the writer goroutine.
+	onSnapshot func(*snapshot.Snapshot)
+	// beforePublish is called with every update just before its snapshot
+	// is published, from the writer goroutine.
+	beforePublish func(prev, next *snapshot.Snapshot, u etcdstore.Update)
+
+	// malformed is touched only by the writer goroutine.
+	malformed malformedSet
+
+	mu    sync.Mutex // guards state
+	state etcdstore.State
+}
+
+// NewMirror returns a Mirror of prefix holding an empty snapshot. metrics
+// may be nil.
+func NewMirror(prefix string, metrics *Metrics, logger *slog.Logger) *Mirror {
+	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, onSnapshot: func(*snapshot.Snapshot) {},
+		beforePublish: func(_, _ *snapshot.Snapshot, _ etcdstore.Update) {}}
+	m.current.Store(snapshot.Empty(m.prefix))
+	m.metrics = metrics
+	if m.metrics == nil {
+		m.metrics = NewMetrics(m.StaleSeconds)
+	}
+	return m
+}
+
+// Snapshot returns the snapshot being served.
+func (m *Mirror) Snapshot() *snapshot.Snapshot { return m.current.Load() }
+
+// Run mirrors the prefix from src until ctx ends. requestTimeout and
+// probeInterval tune the ListWatcher (zero means its default).
+func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, requestTimeout, probeInterval time.Duration) error {
+	lw := &etcdstore.ListWatcher{
+		Source:         src,
+		Prefix:         m.prefix + "/", // not "/skydnsfoo"
+		RequestTimeout: requestTimeout,
+		ProbeInterval:  probeInterval,
+		OnUpdate:       m.apply,
+		OnState:        m.setState,
+		Logger:         m.logger,
+	}
+	return lw.Run(ctx)
+}
+
+// apply publishes the snapshot of one revision.
+func (m *Mirror) apply(u etcdstore.Update) {
+	prev := m.Snapshot()
+	next, errs := prev.Apply(u)
+	m.beforePublish(prev, next, u)
+	m.current.Store(next)
+	m.trackMalformed(u, len(errs) > 0)
+	m.metrics.observeSnapshot(next, u.Full)
+	m.logger.Debug("snapshot published", "revision", next.Revision(), "records", next.Len(), "events", len(u.Events), "full", u.Full)
+	m.onSnapshot(next)
+}
+
+// trackMalformed logs and counts the malformed values an update brought
+// that were not seen before; a re-list of the same bad value stays quiet.
+func (m *Mirror) trackMalformed(u etcdstore.Update, anyBad bool) {
+	if !anyBad && len(m.malformed) == 0 {
+		return
+	}
+	for _, bad := range m.malformed.update(m.prefix, u, anyBad) {
+		m.logger.Warn("skipping malformed record", "key", bad.key, "value", truncate(bad.value, 200), "err", bad.err)
+		m.metrics.malformedTotal.Inc()
+	}
+	m.metrics.malformedNow.Set(float64(len(m.malformed)))
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
+}
+
+func (m *Mirror) setState(s etcdstore.State) {
+	m.mu.Lock()
+	m.state = s
+	m.mu.Unlock()
+	m.metrics.observeState(s)
+}
+
+// State returns the health of the feed.
+func (m *Mirror) State() etcdstore.State {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.state
+}
+
+// StaleSeconds is how long etcd has been unreachable, 0 while it is not.
+func (m *Mirror) StaleSeconds() float64 { return staleSeconds(m.State(), time.Now()) }
+
+// Ready returns nil once the prefix has been listed and while etcd is
+// reachable; otherwise an error saying why, for /readyz.
+func (m *Mirror) Ready() error {
+	s := m.State()
+	switch {
+	case !s.Synced && s.Err != nil:
+		return fmt.Errorf("not synced: etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
+	case !s.Synced:
+		return errors.New("not synced")
+	case !s.Connected:
+		return fmt.Errorf("stale: etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package resolver
+
+import (
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// follow appends to out the qtype records (A, AAAA or TXT) owned by lname,
+// written with owner as their name, and follows the CNAMEs it finds: a
+// CNAME into the zones is answered only together with what its target
+// yields; a CNAME out of the zones is answered alone, for a forwarder to
+// complete (see ExternalTarget).
+func (a *answerer) follow(owner, lname string, qtype uint16, out []dns.RR) []dns.RR {
+	a.visit(lname) // pod names are read at lname, not through lookup
+	if kind, label := a.r.classifyPod(lname); kind != notPod {
+		return a.podFollow(owner, lname, kind, label, qtype, out)
+	}
+	store := a.storeName(lname)
+	rs := a.lookup(store, qtype)
+	defer rs.release()
+	var seen leafSet
+	for i := range rs.es {
+		e := &rs.es[i]
+		switch {
+		case isAlias(e):
+			out = a.followCNAME(owner, lname, store, e, qtype, out)
+		case leafMatches(e, qtype) && seen.add(e):
+			out = append(out, a.leaf(owner, e, qtype))
+		}
+	}
+	return out
+}
+
+// followCNAME appends the CNAME of entry e, found for lname at or below
+// store, and what its target yields. It skips a target at or below store
+// (x CNAME x: a subtree answer that would contain itself), a target already
+// in the chain, chains longer than maxChain, and any in-zone target past
+// the question's first maxFollows.
+func (a *answerer) followCNAME(owner, lname, store string, e *snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
+	target := e.Record.Host
+	if isBelow(store, target) || a.depth >= maxChain || a.inChain(target) {
+		return out
+	}
+	cname := &dns.CNAME{Hdr: a.hdr(owner, dns.TypeCNAME, a.ttl(e)), Target: target}
+	if a.r.findZone(target) == nil {
+		return append(out, cname)
+	}
+	if a.follows >= maxFollows {
+		return out
+	}
+	a.follows++
+	a.chain[a.depth] = lname
+	a.depth++
+	next := a.follow(target, target, qtype, nil)
+	a.depth--
+	if len(next) == 0 {
+		return out
+	}
+	return append(append(out, cname), next...)
+}
+
+func (a *answerer) inChain(name string) bool {
+	for _, n := range a.chain[:a.depth] {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// leafMatches reports whether e holds data of qtype itself.
+func leafMatches(e *snapshot.Entry, qtype uint16) bool {
+	switch qtype {
+	case dns.TypeA:
+		return len(e.IP) == 4
+	case dns.TypeAAAA:
+		return len(e.IP) == 16
+	case dns.TypeTXT:
+		return isText(e)
+	}
+	return false
+}
+
+func (a *answerer) leaf(owner string, e *snapshot.Entry, qtype uint16) dns.RR {
+	h := a.hdr(owner, qtype, a.ttl(e))
+	switch qtype {
+	case dns.TypeA:
+		return &dns.A{Hdr: h, A: e.IP}
+	case dns.TypeAAAA:
+		return &dns.AAAA{Hdr: h, AAAA: e.IP}
+	}
+	return &dns.TXT{Hdr: h, Txt: split255(e.Record.Text)}
+}
+
+// split255 splits a text into the character-strings of a TXT record, each
+// at most 255 bytes.
+func split255(s string) []string {
+	out := make([]string, 0, len(s)/255+1)
+	for len(s) > 255 {
+		out = append(out, s[:255])
+		s = s[255:]
+	}
+	return append(out, s)
+}
+
+// cname answers a CNAME question: the first record at or below the name
+// whose host is a name outside its subtree. The target is not followed.
+func (a *answerer) cname() []dns.RR {
+	store := a.storeName(a.lname)
+	rs := a.lookup(store, dns.TypeCNAME)
+	defer rs.release()
+	for i := range rs.es {
+		e := &rs.es[i]
+		if isAlias(e) && !isBelow(store, e.Record.Host) {
+			return []dns.RR{&dns.CNAME{Hdr: a.hdr(a.q.Name, dns.TypeCNAME, a.ttl(e)), Target: e.Record.Host}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package resolver
+
+import (
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// glue collects the additional section of SRV, MX and NS answers: the
+// addresses of their targets.
+type glue struct {
+	a       *answerer
+	extra   []dns.RR
+	records set[recordKey] // SRV/MX records made from addresses: (target, port or preference)
+	addrs   set[recordKey] // address glue: (target, address)
+	names   set[string]    // name targets whose addresses were looked up
+}
+
+type recordKey struct {
+	name string
+	n    uint16
+	addr string
+}
+
+// want reports whether the record of e pointing at target (with port or
+// preference n) belongs in the answer, and adds e's glue. Records made from
+// addresses are answered once per (target, n); their address is glue.
+// Name targets inside the zones get their A and AAAA records as glue.
+func (g *glue) want(e *snapshot.Entry, target string, n uint16) bool {
+	if !isAddress(e) {
+		g.name(target)
+		return true
+	}
+	g.address(target, e)
+	return g.records.add(recordKey{name: target, n: n})
+}
+
+// address adds target's address e, once.
+func (g *glue) address(target string, e *snapshot.Entry) {
+	if !g.addrs.add(recordKey{name: target, addr: string(e.IP)}) {
+		return
+	}
+	rrtype := dns.TypeA
+	if len(e.IP) == 16 {
+		rrtype = dns.TypeAAAA
+	}
+	g.extra = append(g.extra, g.a.leaf(target, e, rrtype))
+}
+
+// name adds the addresses of an in-zone target, once per target. The CNAMEs
+// followed to find them come along; the AAAA pass does not repeat them.
+func (g *glue) name(target string) {
+	if g.a.r.findZone(target) == nil || !g.names.add(target) {
+		return
+	}
+	g.extra = g.a.follow(target, target, dns.TypeA, g.extra)
+	for _, rr := range g.a.follow(target, target, dns.TypeAAAA, nil) {
+		if _, isCNAME := rr.(*dns.CNAME); !isCNAME || !hasRR(g.extra, rr) {
+			g.extra = append(g.extra, rr)
+		}
+	}
+}
+
+func hasRR(rrs []dns.RR, rr dns.RR) bool {
+	for _, x := range rrs {
+		if dns.IsDuplicate(x, rr) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package resolver_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// testCase is one question and the expected response. Records are written
+// as zone-file text; sections are compared after sorting.
+type testCase struct {
+	name   string // a sentence saying what is being shown
+	qname  string
+	qtype  uint16
+	rcode  int
+	answer []string
+	ns     []string
+	extra  []string
+}
+
+// soa is the SOA of cluster.local. in a snapshot at revision 1.
+const soa = "cluster.local. 30 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 30"
+
+func newResolver(t testing.TB) *resolver.Resolver {
+	t.Helper()
+	r, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func runCases(t *testing.T, r *resolver.Resolver, snap *snapshot.Snapshot, cases []testCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := new(dns.Msg).SetQuestion(tc.qname, tc.qtype)
+			req.Id = 4242
+			resp := r.Resolve(snap, req)
+			checkResponse(t, req, resp, tc)
+		})
+	}
+}
+
+func checkResponse(t *testing.T, req, resp *dns.Msg, tc testCase) {
+	t.Helper()
+	if resp.Id != req.Id || !resp.Response {
+		t.Errorf("id %d response %v, want id %d and a response", resp.Id, resp.Response, req.Id)
+	}
+	if resp.Rcode != tc.rcode {
+		t.Errorf("rcode %s, want %s", dns.RcodeToString[resp.Rcode], dns.RcodeToString[tc.rcode])
+	}
+	if len(resp.Question) != 1 || resp.Question[0] != req.Question[0] {
+		t.Errorf("question %v, want %v echoed as asked", resp.Question, req.Question)
+	}
+	checkSection(t, "answer", resp.Answer, tc.answer)
+	checkSection(t, "authority", resp.Ns, tc.ns)
+	checkSection(t, "additional", resp.Extra, tc.extra)
+	if t.Failed() {
+		t.Logf("response:\n%v", resp)
+	}
+}
+
+func checkSection(t *testing.T, section string, got []dns.RR, want []string) {
+	t.Helper()
+	g := make([]string, len(got))
+	for i, rr := range got {
+		g[i] = rr.String()
+	}
+	w := make([]string, len(want))
+	for i, text := range want {
+		rr, err := dns.NewRR(text)
+		if err != nil {
+			t.Fatalf("bad expected record %q: %v", text, err)
+		}
+		w[i] = rr.String()
+	}
+	slices.Sort(g)
+	slices.Sort(w)
+	if !slices.Equal(g, w) {
+		t.Errorf("%s section:\n got: %s\nwant: %s", section, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+	}
+}

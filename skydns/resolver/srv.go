@@ -1,0 +1,122 @@
+package resolver
+
+import (
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// defaultPriority is the SRV priority and MX preference of records that
+// carry none, as SkyDNS and CoreDNS use.
+const defaultPriority = 10
+
+// srv answers an SRV question: one record per record at or below the name
+// that has a host. Weights are normalized per priority (see srvWeight);
+// targets are the host, or for an address a name made from the record's
+// key, whose address then goes into the additional section.
+func (a *answerer) srv() (answer, extra []dns.RR) {
+	rs := a.lookup(a.storeName(a.lname), dns.TypeSRV)
+	defer rs.release()
+	totals := weightTotals(rs.es)
+	g := glue{a: a}
+	for i := range rs.es {
+		e := &rs.es[i]
+		if isText(e) {
+			continue
+		}
+		target, port := a.target(e), uint16(e.Record.Port)
+		if g.want(e, target, port) {
+			answer = append(answer, &dns.SRV{
+				Hdr:      a.hdr(a.q.Name, dns.TypeSRV, a.ttl(e)),
+				Priority: priority(e), Weight: totals.weight(e), Port: port, Target: target,
+			})
+		}
+	}
+	return answer, g.extra
+}
+
+// mx answers an MX question from the records with "mail": true; the
+// preference is the record's priority.
+func (a *answerer) mx() (answer, extra []dns.RR) {
+	rs := a.lookup(a.storeName(a.lname), dns.TypeMX)
+	defer rs.release()
+	g := glue{a: a}
+	for i := range rs.es {
+		e := &rs.es[i]
+		if !e.Record.Mail || isText(e) {
+			continue
+		}
+		target, pref := a.target(e), priority(e)
+		if g.want(e, target, pref) {
+			answer = append(answer, &dns.MX{Hdr: a.hdr(a.q.Name, dns.TypeMX, a.ttl(e)), Preference: pref, Mx: target})
+		}
+	}
+	return answer, g.extra
+}
+
+// target is the name an SRV, MX or NS record of e points to: its host
+// name, or for an address the name of its key; targetstrip labels are
+// removed from the left of either.
+func (a *answerer) target(e *snapshot.Entry) string {
+	if isAddress(e) {
+		return a.r.keyName(e.Key, e.Record.TargetStrip)
+	}
+	return targetStrip(e.Record.Host, e.Record.TargetStrip)
+}
+
+func priority(e *snapshot.Entry) uint16 {
+	if e.Record.Priority == 0 {
+		return defaultPriority
+	}
+	return uint16(e.Record.Priority)
+}
+
+// rawWeight is a record's weight, 100 when it carries none.
+func rawWeight(e *snapshot.Entry) int {
+	if e.Record.Weight == 0 {
+		return 100
+	}
+	return e.Record.Weight
+}
+
+// priorityTotals sums the raw weights of the records of each priority.
+type priorityTotals []struct {
+	priority uint16
+	total    int
+}
+
+func weightTotals(es []snapshot.Entry) priorityTotals {
+	var t priorityTotals
+	for i := range es {
+		e := &es[i]
+		if !isText(e) {
+			t = t.add(priority(e), rawWeight(e))
+		}
+	}
+	return t
+}
+
+func (t priorityTotals) add(p uint16, w int) priorityTotals {
+	for i := range t {
+		if t[i].priority == p {
+			t[i].total += w
+			return t
+		}
+	}
+	return append(t, struct {
+		priority uint16
+		total    int
+	}{p, w})
+}
+
+// weight is SkyDNS's SRV weight: the record's share, in percent rounded
+// down, of the raw weights of its priority; at least 1.
+func (t priorityTotals) weight(e *snapshot.Entry) uint16 {
+	p := priority(e)
+	for _, pt := range t {
+		if pt.priority == p {
+			return uint16(max(1, 100*rawWeight(e)/pt.total))
+		}
+	}
+	return 1
+}

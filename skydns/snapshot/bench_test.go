@@ -1,0 +1,85 @@
+package snapshot_test
+
+import (
+	"fmt"
+	"net/netip"
+	"runtime"
+	"testing"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
+)
+
+// BenchmarkApply applies one watch event (a service's cluster IP changes)
+// to a snapshot of 10k services (30k records).
+func BenchmarkApply(b *testing.B) {
+	base, errs := snapshot.Empty(prefix).Apply(snapshottest.Cluster(prefix, 10_000))
+	if len(errs) != 0 {
+		b.Fatal(errs)
+	}
+	key := etcdstore.Key(prefix, snapshottest.ServiceName(1234)) + "/c0ffee"
+	events := [2]etcdstore.Update{
+		{Revision: 2, Events: []etcdstore.Event{put(key, `{"host":"10.99.0.1"}`)}},
+		{Revision: 3, Events: []etcdstore.Event{put(key, `{"host":"10.99.0.2"}`)}},
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		next, _ := base.Apply(events[i%2])
+		if next.Len() != base.Len() {
+			b.Fatalf("Len %d, want %d", next.Len(), base.Len())
+		}
+	}
+}
+
+// BenchmarkLookup looks up one service name in a 10k-service snapshot.
+func BenchmarkLookup(b *testing.B) {
+	snap, _ := snapshot.Empty(prefix).Apply(snapshottest.Cluster(prefix, 10_000))
+	name := snapshottest.ServiceName(1234)
+	buf := make([]snapshot.Entry, 0, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := snap.AppendLookup(buf[:0], name); len(got) != 2 {
+			b.Fatalf("found %d entries, want 2", len(got))
+		}
+	}
+}
+
+// BenchmarkMemory reports the heap a snapshot holds, for 10k and 100k
+// records (one A record per service here, so records = services).
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			u := addressRecords(n)
+			var bytes uint64
+			for b.Loop() {
+				bytes = heapOf(func() any { s, _ := snapshot.Empty(prefix).Apply(u); return s })
+			}
+			b.ReportMetric(float64(bytes), "bytes")
+			b.ReportMetric(float64(bytes)/float64(n), "bytes/record")
+		})
+	}
+}
+
+// addressRecords is a full update of n A records, kube2sky style.
+func addressRecords(n int) etcdstore.Update {
+	u := etcdstore.Update{Revision: 1, Full: true}
+	for i := range n {
+		ip := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+		key := etcdstore.Key(prefix, snapshottest.ServiceName(i)) + "/c0ffee"
+		u.Events = append(u.Events, put(key, fmt.Sprintf(`{"host":%q,"owner":"kube2sky"}`, ip)))
+	}
+	return u
+}
+
+// heapOf returns the live heap the value built by build keeps.
+func heapOf(build func() any) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v := build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	return after.HeapAlloc - before.HeapAlloc
+}

@@ -1,0 +1,22 @@
+// Package snapshot holds an immutable, in-memory copy of the SkyDNS records
+// under one etcd prefix, shaped for DNS lookups.
+//
+// A Snapshot is built by applying etcdstore.Update values to Empty(prefix):
+// every Apply returns a new Snapshot and leaves the old one untouched, so
+// readers need no locks. Values are decoded once, at apply time.
+//
+// # Tree layout
+//
+// The records live in a persistent radix tree
+// (github.com/hashicorp/go-immutable-radix/v2). The tree key is the etcd key
+// relative to the prefix, with a "/" appended, so that one prefix walk finds a
+// name's own record and everything below it, and nothing of a sibling that
+// merely shares leading characters:
+//
+//	etcd key                                  tree key
+//	/skydns/local/cluster/svc/default/web     local/cluster/svc/default/web/
+//	/skydns/local/cluster/svc/default/web/a1  local/cluster/svc/default/web/a1/
+//	/skydns/local/cluster/svc/default/webx/b  local/cluster/svc/default/webx/b/   (not under "web/")
+//
+// Entries keep their full etcd key, so callers never see the tree key.
+package snapshot

@@ -1,0 +1,205 @@
+package snapshot_test
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
+)
+
+const prefix = "/skydns"
+
+func put(key, value string) etcdstore.Event {
+	return etcdstore.Event{Type: etcdstore.Put, Key: key, Value: []byte(value)}
+}
+
+func del(key string) etcdstore.Event {
+	return etcdstore.Event{Type: etcdstore.Delete, Key: key}
+}
+
+// keys lists the keys of entries, in order.
+func keys(entries []snapshot.Entry) string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Key)
+	}
+	return strings.Join(out, " ")
+}
+
+// all lists every key in a snapshot.
+func all(s *snapshot.Snapshot) string { return keys(s.Lookup(".")) }
+
+func TestApply(t *testing.T) {
+	base := snapshottest.Build(t, prefix, map[string]string{
+		"/skydns/local/cluster/a": `{"host":"10.0.0.1"}`,
+		"/skydns/local/cluster/b": `{"host":"10.0.0.2"}`,
+	})
+	tests := []struct {
+		name     string
+		update   etcdstore.Update
+		wantKeys string
+		wantErrs []string // substrings, one per expected error
+	}{
+		{
+			name:     "a put adds a record and keeps the others",
+			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{put("/skydns/local/cluster/c", `{"host":"10.0.0.3"}`)}},
+			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b /skydns/local/cluster/c",
+		},
+		{
+			name:     "a delete removes the record",
+			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{del("/skydns/local/cluster/a")}},
+			wantKeys: "/skydns/local/cluster/b",
+		},
+		{
+			name:     "deleting a key that is not there changes nothing",
+			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{del("/skydns/local/cluster/zz")}},
+			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b",
+		},
+		{
+			name:     "a full update replaces every record",
+			update:   etcdstore.Update{Revision: 9, Full: true, Events: []etcdstore.Event{put("/skydns/local/cluster/z", `{"host":"10.0.0.9"}`)}},
+			wantKeys: "/skydns/local/cluster/z",
+		},
+		{
+			name:     "a full update with no events empties the snapshot",
+			update:   etcdstore.Update{Revision: 9, Full: true},
+			wantKeys: "",
+		},
+		{
+			name: "a malformed value is skipped and the previous good value at its key removed",
+			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+				put("/skydns/local/cluster/a", `{"host":`),
+				put("/skydns/local/cluster/c", `{"port":80}`),
+				put("/skydns/local/cluster/d", `{"host":"10.0.0.4"}`),
+			}},
+			wantKeys: "/skydns/local/cluster/b /skydns/local/cluster/d",
+			wantErrs: []string{`"/skydns/local/cluster/a"`, `"/skydns/local/cluster/c"`},
+		},
+		{
+			name: "a key with upper-case letters is skipped and reported",
+			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+				put("/skydns/local/cluster/Upper", `{"host":"10.0.0.7"}`),
+			}},
+			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b",
+			wantErrs: []string{`"/skydns/local/cluster/Upper": not lower case`},
+		},
+		{
+			name: "keys outside the prefix are ignored",
+			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+				put("/skydnsx/local/cluster/x", `{"host":"10.0.0.5"}`),
+				put("/skydns", `{"host":"10.0.0.6"}`),
+				put("/other/y", `not json`),
+			}},
+			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next, errs := base.Apply(tt.update)
+			if got := all(next); got != tt.wantKeys {
+				t.Errorf("keys = %q, want %q", got, tt.wantKeys)
+			}
+			if next.Revision() != tt.update.Revision {
+				t.Errorf("Revision() = %d, want %d", next.Revision(), tt.update.Revision)
+			}
+			if next.Len() != len(strings.Fields(tt.wantKeys)) {
+				t.Errorf("Len() = %d, want %d", next.Len(), len(strings.Fields(tt.wantKeys)))
+			}
+			checkErrors(t, errs, tt.wantErrs)
+			if got := all(base); got != "/skydns/local/cluster/a /skydns/local/cluster/b" {
+				t.Errorf("the original snapshot changed: %q", got)
+			}
+		})
+	}
+}
+
+func checkErrors(t *testing.T, errs []error, want []string) {
+	t.Helper()
+	if len(errs) != len(want) {
+		t.Fatalf("errors = %v, want %d naming %v", errs, len(want), want)
+	}
+	for i, err := range errs {
+		if !strings.Contains(err.Error(), want[i]) {
+			t.Errorf("error %d = %q, want it to name %s", i, err, want[i])
+		}
+	}
+}
+
+func TestApplyDecodesOnce(t *testing.T) {
+	snap := snapshottest.Build(t, prefix, map[string]string{
+		"/skydns/local/cluster/v4":     `{"host":"10.0.0.1","owner":"kube2sky"}`,
+		"/skydns/local/cluster/v6":     `{"host":"2001:db8::1"}`,
+		"/skydns/local/cluster/mapped": `{"host":"::ffff:10.0.0.2"}`,
+		"/skydns/local/cluster/name":   `{"host":"Example.COM"}`,
+		"/skydns/local/cluster/fqdn":   `{"host":"example.org."}`,
+		"/skydns/local/cluster/text":   `{"text":"hello"}`,
+	})
+	tests := []struct {
+		name, key, wantHost string
+		wantIP              net.IP
+	}{
+		{"an IPv4 host is parsed to four bytes", "v4", "10.0.0.1", net.IP{10, 0, 0, 1}},
+		{"an IPv6 host is parsed to sixteen bytes", "v6", "2001:db8::1", net.ParseIP("2001:db8::1")},
+		{"an IPv4-mapped IPv6 host is an IPv4 address", "mapped", "::ffff:10.0.0.2", net.IP{10, 0, 0, 2}},
+		{"a host name is made fully qualified and lower case", "name", "example.com.", nil},
+		{"a fully qualified host name is kept", "fqdn", "example.org.", nil},
+		{"a text record has no host", "text", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := snap.Exact(tt.key + ".cluster.local.")
+			if len(got) != 1 {
+				t.Fatalf("Exact found %d entries, want 1", len(got))
+			}
+			e := got[0]
+			if e.Record.Host != tt.wantHost || !e.IP.Equal(tt.wantIP) || len(e.IP) != len(tt.wantIP) {
+				t.Errorf("host %q ip %v, want host %q ip %v", e.Record.Host, e.IP, tt.wantHost, tt.wantIP)
+			}
+			if e.Record.Owner != "" {
+				t.Errorf("owner %q kept, want it dropped", e.Record.Owner)
+			}
+		})
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	s := snapshot.Empty("/custom/prefix/")
+	if s.Prefix() != "/custom/prefix" || s.Len() != 0 || s.Revision() != 0 {
+		t.Errorf("Empty = prefix %q len %d revision %d, want /custom/prefix 0 0", s.Prefix(), s.Len(), s.Revision())
+	}
+	next, _ := s.Apply(etcdstore.Update{Revision: 3, Events: []etcdstore.Event{
+		put("/custom/prefix/local/cluster/a", `{"host":"10.0.0.1"}`),
+		put("/skydns/local/cluster/a", `{"host":"10.0.0.1"}`),
+	}})
+	if got := keys(next.Lookup("a.cluster.local.")); got != "/custom/prefix/local/cluster/a" {
+		t.Errorf("Lookup under a custom prefix = %q", got)
+	}
+}
+
+func TestReadersNeverSeeAnApplyInProgress(t *testing.T) {
+	snap := snapshottest.Build(t, prefix, map[string]string{"/skydns/local/cluster/a/x": `{"host":"10.0.0.1"}`})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		next := snap
+		for i := range 200 {
+			next, _ = next.Apply(etcdstore.Update{Revision: int64(i + 2), Events: []etcdstore.Event{
+				put("/skydns/local/cluster/a/y", `{"host":"10.0.0.2"}`),
+				del("/skydns/local/cluster/a/x"),
+			}})
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if got := keys(snap.Lookup("a.cluster.local.")); got != "/skydns/local/cluster/a/x" {
+			t.Fatalf("the published snapshot changed under a reader: %q", got)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package skydns
+
+import (
+	"errors"
+	"fmt"
+	"github.com/kubesky/kubesky/internal/logging"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// Validate checks c and normalizes its zones (lower case, fully
+// qualified). Every error names the flag at fault; several are joined on
+// one line with "; ".
+func (c *Config) Validate() error {
+	c.Forward.ListenAddrs = []string{c.DNSAddr}
+	errs := []error{
+		checkListenAddr("--dns-addr", c.DNSAddr),
+		checkUDPSockets(c.UDPSockets),
+		checkListenAddr("--http-addr", c.HTTPAddr),
+		c.normalizeZones(),
+		checkPrefix(c.Prefix),
+		checkTTL(c.TTL),
+		checkPodRecords(c.PodRecords),
+		c.checkEtcd(),
+		checkLogLevel(c.LogLevel),
+		checkPositive("--shutdown-timeout", c.ShutdownTimeout.Seconds()),
+		checkPositive("--etcd-probe-interval", c.EtcdProbeInterval.Seconds()),
+	}
+	if checkListenAddr("--dns-addr", c.DNSAddr) == nil {
+		errs = append(errs, c.Forward.Validate())
+	}
+	return oneLine(errs)
+}
+
+// oneLine joins the non-nil errors with "; " (errors.Join uses newlines,
+// and a bad flag must be one line).
+func oneLine(errs []error) error {
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// checkListenAddr accepts host:port where host is empty or an IP address
+// and port is a number 0-65535.
+func checkListenAddr(flag, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not host:port", flag, addr)
+	}
+	if _, err := netip.ParseAddr(host); host != "" && err != nil {
+		return fmt.Errorf("%s: host %q in %q is not an IP address", flag, host, addr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || port != strconv.FormatUint(n, 10) {
+		return fmt.Errorf("%s: port %q in %q is not a number 0-65535", flag, port, addr)
+	}
+	return nil
+}
+
+func (c *Config) normalizeZones() error {
+	if len(c.Zones) == 0 {
+		return errors.New("--zone: at least one zone is needed")
+	}
+	var out []string
+	for _, z := range c.Zones {
+		fqdn := dns.Fqdn(strings.ToLower(strings.TrimSpace(z)))
+		if _, ok := dns.IsDomainName(fqdn); !ok || fqdn == "." || strings.Contains(fqdn, "..") {
+			return fmt.Errorf("--zone: %q is not a domain name (the root zone is not allowed)", z)
+		}
+		out = append(out, fqdn)
+	}
+	c.Zones = out
+	return nil
+}
+
+func checkPrefix(prefix string) error {
+	if !strings.HasPrefix(prefix, "/") || len(strings.Trim(prefix, "/")) == 0 || strings.Contains(prefix, "//") {
+		return fmt.Errorf("--prefix: %q must be an etcd path like /skydns", prefix)
+	}
+	return nil
+}
+
+func checkTTL(ttl uint32) error {
+	if ttl > 1<<31-1 {
+		return fmt.Errorf("--ttl: %d is above the largest TTL, 2147483647", ttl)
+	}
+	return nil
+}
+
+func (c *Config) checkEtcd() error {
+	var errs []error
+	if err := c.Etcd.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Embedded() && c.EtcdDataDir == "" {
+		errs = append(errs, errors.New("--etcd-data-dir: needed when --etcd-endpoints is empty"))
+	}
+	if c.Embedded() {
+		errs = append(errs, checkListenAddr("--embedded-etcd-addr", c.EmbeddedEtcdAddr))
+	}
+	return oneLine(errs)
+}
+
+func checkLogLevel(level string) error {
+	if _, err := logging.ParseLevel(level); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	return nil
+}
+
+func checkPositive(flag string, v float64) error {
+	if v <= 0 {
+		return fmt.Errorf("%s: must be positive", flag)
+	}
+	return nil
+}
+
+// maxUDPSockets bounds --udp-sockets: each socket has a reader goroutine
+// and its own cache of answers.
+const maxUDPSockets = 256
+
+func checkUDPSockets(n int) error {
+	if n < 1 || n > maxUDPSockets {
+		return fmt.Errorf("--udp-sockets: %d: want 1 to %d", n, maxUDPSockets)
+	}
+	return nil
+}
