@@ -34,7 +34,12 @@ type Row struct {
 	Server  string
 	Samples []Sample
 	// Instr and EtcdInstr are instructions per query; zero: not measured.
+	// For a server that answers from memory, Instr is the steady state:
+	// the queries asked a second time.
 	Instr, EtcdInstr float64
+	// FirstInstr is the instructions per query the first time each query
+	// is asked (caches cold); zero: not measured.
+	FirstInstr float64
 	// Breakdown is the instructions per query by where they go (from the
 	// busy callgrind window, idle work included); nil: not measured.
 	Breakdown map[string]float64
@@ -206,6 +211,8 @@ func instrCell(r Row) string {
 		return "—"
 	case r.EtcdInstr > 0:
 		return fmt.Sprintf("%s + %s etcd", count(r.Instr), count(r.EtcdInstr))
+	case r.FirstInstr > 0:
+		return fmt.Sprintf("%s (first ask %s)", count(r.Instr), count(r.FirstInstr))
 	default:
 		return count(r.Instr)
 	}

@@ -100,6 +100,13 @@ func TestTargetsJudgeSkyDNS(t *testing.T) {
 	if tg := Targets(fast)[0]; tg.Verdict != "met" {
 		t.Errorf("14k vs 30k instructions: %+v", tg)
 	}
+	fast[0].FirstInstr = 26000
+	if tg := Targets(fast)[4]; tg.Verdict != "met" || tg.Measured != "14k (first ask 26k)" {
+		t.Errorf("14k steady, 26k first ask: %+v", tg)
+	}
+	if table := DNSTable(fast); !strings.Contains(table, "| 14k (first ask 26k) |") {
+		t.Errorf("the instructions cell lacks the first ask:\n%s", table)
+	}
 	if tg := Targets([]Row{{Server: SkyDNS}})[1]; tg.Verdict != "not measured" {
 		t.Errorf("no figures: %+v", tg)
 	}

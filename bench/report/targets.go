@@ -24,12 +24,21 @@ type Target struct {
 func Targets(rows []Row) []Target {
 	sky, fixed, dnsmasq, core := Find(rows, SkyDNS), Find(rows, Fixed), Find(rows, Dnsmasq), Find(rows, CoreDNS)
 	return []Target{
-		atMost("instructions/query ≤ 1.2× fixed-answer", Ratio(sky.TotalInstr(), fixed.TotalInstr()), 1.2),
+		firstAsk(atMost("instructions/query ≤ 1.2× fixed-answer", Ratio(sky.TotalInstr(), fixed.TotalInstr()), 1.2), sky),
 		qps("QPS ≥ 0.9× fixed-answer", sky, fixed, 0.9),
 		qps("QPS ≥ 20× CoreDNS-etcd without cache", sky, core, 20),
 		qps("stretch: QPS ≥ 1.0× dnsmasq", sky, dnsmasq, 1.0),
-		instrLimit("stretch: ≤ 15k instructions/query", sky.TotalInstr(), 15000),
+		firstAsk(instrLimit("stretch: ≤ 15k instructions/query", sky.TotalInstr(), 15000), sky),
 	}
+}
+
+// firstAsk adds to an instructions target what a query costs the first
+// time it is asked, which the steady-state figure leaves out.
+func firstAsk(t Target, r Row) Target {
+	if r.FirstInstr > 0 && t.Verdict != "not measured" {
+		t.Measured += fmt.Sprintf(" (first ask %s)", count(r.FirstInstr))
+	}
+	return t
 }
 
 // qps judges the measured QPS ratio and notes the CPU-time one.

@@ -66,7 +66,11 @@ func (b *bench) countInto(row *report.Row, what string, count func() (float64, e
 }
 
 // countServer starts s under callgrind and counts its instructions per
-// query, and where they go into row.Breakdown.
+// query, and where they go into row.Breakdown. A server that answers from
+// memory gets the queries twice: the first window counts each query asked
+// for the first time (row.FirstInstr: caches cold), the second the same
+// queries asked again, the steady state a timed dnsperf run sees, where
+// its query file repeats. CoreDNS-etcd reads etcd every time: one window.
 func (b *bench) countServer(ctx context.Context, s server, queries string, row *report.Row) (float64, error) {
 	out := cleanDumps(filepath.Join(b.work, "callgrind."+s.name))
 	inst, err := b.startServer(ctx, s, startOptions{cgOut: out})
@@ -74,6 +78,14 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 		return 0, err
 	}
 	defer inst.proc.Kill() // a signal would trip callgrind; the counts are dumped already
+	dump := 1
+	if !s.readsEtcd {
+		first, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries)
+		if err != nil {
+			return 0, err
+		}
+		row.FirstInstr, dump = first.perQuery(), dump+2
+	}
 	gc := gcCounter{}
 	if s.pprof {
 		gc.url = "http://" + inst.httpAddr
@@ -81,7 +93,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	if err := gc.start(ctx); err != nil {
 		return 0, err
 	}
-	w, err := b.countWindow(ctx, inst.proc.Pid(), out, inst.addr, queries)
+	w, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries)
 	if err != nil {
 		return 0, err
 	}
@@ -89,7 +101,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 		row.Notes = append(row.Notes, note)
 	}
 	if s.goRuntime {
-		row.Breakdown = breakdown(out+".1", w.completed)
+		row.Breakdown = breakdown(fmt.Sprintf("%s.%d", out, dump), w.completed)
 	}
 	return w.perQuery(), nil
 }
@@ -123,7 +135,7 @@ func (b *bench) countEtcd(ctx context.Context, s server, queries string) (float6
 		return 0, err
 	}
 	defer inst.stop()
-	w, err := b.countWindow(ctx, b.etcd.Pid(), out, inst.addr, queries)
+	w, err := b.countWindow(ctx, b.etcd.Pid(), out, 1, inst.addr, queries)
 	return w.perQuery(), err
 }
 
@@ -160,8 +172,9 @@ func (w window) perQuery() float64 {
 }
 
 // countWindow zeroes the counters of the callgrind process pid, sends the
-// queries, dumps; then stays idle as long and dumps again.
-func (b *bench) countWindow(ctx context.Context, pid int, out, addr, queries string) (window, error) {
+// queries, dumps to out.dump; then stays idle as long and dumps again, to
+// out.dump+1.
+func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, addr, queries string) (window, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := callgrind.Zero(ctx, pid); err != nil {
@@ -175,7 +188,7 @@ func (b *bench) countWindow(ctx context.Context, pid int, out, addr, queries str
 	}
 	elapsed := time.Since(start)
 	w := window{completed: run.Completed}
-	if w.busy, err = callgrind.Dump(ctx, pid, out, 1); err != nil {
+	if w.busy, err = callgrind.Dump(ctx, pid, out, dump); err != nil {
 		return w, err
 	}
 	select {
@@ -183,7 +196,7 @@ func (b *bench) countWindow(ctx context.Context, pid int, out, addr, queries str
 	case <-ctx.Done():
 		return w, ctx.Err()
 	}
-	if w.idle, err = callgrind.Dump(ctx, pid, out, 2); err != nil {
+	if w.idle, err = callgrind.Dump(ctx, pid, out, dump+1); err != nil {
 		return w, err
 	}
 	b.logf("callgrind: %d queries answered (%d lost) in %s: %d instructions, %d in as long idle", run.Completed, run.Lost, elapsed.Round(time.Millisecond), w.busy, w.idle)
