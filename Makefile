@@ -32,7 +32,7 @@ test-fuzz: ## a short run of every fuzz target (FUZZTIME each)
 test-integration: build tools coredns ## end-to-end: real kube-apiserver, etcd, kube2sky, skydns
 	$(GO) test -count=1 -timeout 20m ./integration/...
 
-bench: bench-go bench-dns ## every benchmark: Go micro-benchmarks, then the DNS server comparison (< 15 min)
+bench: bench-go bench-dns bench-kube2sky-scale ## every benchmark: Go micro-benchmarks, the DNS server comparison, kube2sky at scale (< 15 min)
 
 bench-go: ## Go micro-benchmarks: resolver, snapshot, records, kube2sky sync
 	$(GO) test -run='^$$' -bench=. -benchmem $(shell $(GO) list $(PKGS) | grep -v /integration)

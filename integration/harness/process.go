@@ -108,6 +108,17 @@ func (p *Process) wait(cmd *exec.Cmd, out *os.File, done chan struct{}) {
 	close(done)
 }
 
+// PID returns the process id of the current run, or 0 before the first
+// Start.
+func (p *Process) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Exited reports whether the current run has exited, and how.
 func (p *Process) Exited() (bool, error) {
 	p.mu.Lock()
@@ -144,13 +155,21 @@ func (p *Process) WaitForLog(substr string, timeout time.Duration) {
 }
 
 func (p *Process) logContains(substr string) bool {
+	_, ok := p.LogLine(substr)
+	return ok
+}
+
+// LogLine returns the first line of the process's own output (not the
+// harness's start lines), over every run, that contains substr, without
+// its newline.
+func (p *Process) LogLine(substr string) (string, bool) {
 	data, _ := os.ReadFile(p.log)
 	for line := range bytes.Lines(data) {
 		if !bytes.HasPrefix(line, []byte(startHeader)) && bytes.Contains(line, []byte(substr)) {
-			return true
+			return string(bytes.TrimRight(line, "\n")), true
 		}
 	}
-	return false
+	return "", false
 }
 
 // ErrIfExited returns a Permanent error when the process has exited, for use

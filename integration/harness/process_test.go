@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,19 @@ func TestStartAgainAppendsToLog(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestPIDAndLogLineNameTheCurrentRun(t *testing.T) {
+	p := shell(t, "echo PID-$$ first; echo PID-$$ second; exec sleep 60", 0)
+	p.WaitForLog("second", 5*time.Second)
+
+	line, ok := p.LogLine("PID-")
+	if want := fmt.Sprintf("PID-%d first", p.PID()); !ok || line != want {
+		t.Fatalf("LogLine(PID-) = %q, %v; want %q", line, ok, want)
+	}
+	if line, ok := p.LogLine("no such text"); ok {
+		t.Fatalf("LogLine(no such text) = %q, want none", line)
+	}
 }
 
 func TestPollStopsOnPermanent(t *testing.T) {

@@ -1,0 +1,350 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/integration/harness"
+)
+
+// Targets of issue 5.
+const (
+	syncTarget       = 10 * time.Second
+	churnP50Target   = 5 * time.Millisecond
+	churnP99Target   = 50 * time.Millisecond
+	scaleReadyBudget = 5 * time.Minute // how long kube2sky may take to become ready at all
+)
+
+// Series of kube2sky's /metrics the benchmark reads.
+const (
+	metricWritten   = "kube2sky_records_written_total"
+	metricDeleted   = "kube2sky_records_deleted_total"
+	metricTxns      = "kube2sky_etcd_txns_total"
+	metricFullCount = `kube2sky_reconcile_duration_seconds_count{scope="full"}`
+	metricFullSum   = `kube2sky_reconcile_duration_seconds_sum{scope="full"}`
+)
+
+// BenchmarkKube2SkyAtScale measures kube2sky through the real kube-apiserver
+// (issue 5, "kube2sky at scale"): the initial sync of 10k headless Services
+// with 50k endpoints, a steady resync, and 100 changes a second for 60 s
+// seen through skydns. It runs once whatever b.N is, prints one Markdown
+// table per part and writes them to bench/results/kube2sky.md. The sizes
+// come from KUBESKY_SCALE_* (see scale_config_test.go). Run it with
+// `make bench-kube2sky-scale`; see docs/bench-kube2sky.md.
+func BenchmarkKube2SkyAtScale(b *testing.B) {
+	cfg, err := parseScaleConfig(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	harness.RequireBinaries(b, "etcd", "kube-apiserver", "kube2sky", "skydns")
+	began, loadBefore := time.Now(), loadAverage()
+	r := &scaleRun{b: b, cfg: cfg}
+	r.start()
+	tables := append([]*table{r.initialSync(), r.steadyResync()}, r.churn()...)
+	r.report(tables, began, loadBefore)
+}
+
+// scaleRun is the state shared by the parts of the benchmark.
+type scaleRun struct {
+	b       *testing.B
+	cfg     scaleConfig
+	api     *harness.APIServer
+	kube    kubernetes.Interface // unthrottled, protobuf
+	dnsEtcd *harness.Etcd
+	k2s     *harness.Kube2Sky
+	load    time.Duration // creating every object through the API
+}
+
+// start runs kube-apiserver and the records etcd, and loads the objects.
+func (r *scaleRun) start() {
+	b := r.b
+	r.api = harness.StartAPIServer(b, harness.StartEtcd(b).Endpoint)
+	r.dnsEtcd = harness.StartEtcd(b)
+	kube, err := fastClient(r.api.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.kube = kube
+	begin := time.Now()
+	if err := loadScaleObjects(b.Context(), r.kube, r.cfg.Services); err != nil {
+		b.Fatal(err)
+	}
+	r.load = time.Since(begin)
+}
+
+// initialSync is part 1: kube2sky started against the loaded API server and
+// an empty etcd, timed until every record is written.
+func (r *scaleRun) initialSync() *table {
+	b := r.b
+	start := time.Now()
+	r.k2s = harness.NewKube2Sky(b, r.api.Kubeconfig, r.dnsEtcd.Endpoint, "--resync-period="+r.cfg.Resync.String())
+	pid := r.k2s.Process.PID()
+	r.k2s.WaitReady(scaleReadyBudget)
+	synced := r.logTime("informers synced")
+	written := r.logTime("full reconcile done")
+	cpu, err := proc.CPUTime(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem, err := proc.ReadMemory(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := int64(r.cfg.Services*keysPerService + baseKeys)
+	keys := r.countRecords()
+	if keys != want {
+		b.Fatalf("after the first full reconcile etcd holds %d records, want %d", keys, want)
+	}
+	m := r.metrics()
+	b.ReportMetric(written.Sub(synced).Seconds(), "sync-s")
+	t := &table{
+		title: fmt.Sprintf("1. Initial sync: %s headless Services, %s endpoints, empty records etcd",
+			fmtCount(r.cfg.Services), fmtCount(r.cfg.Services*endpointsPerService)),
+		header: []string{"measure", "value", "target", "ratio", "verdict"},
+	}
+	objects := 2 * r.cfg.Services
+	t.add(row(fmt.Sprintf("loading: %s Services + EndpointSlices created through the API (%d at a time)", fmtCount(objects), loadWorkers),
+		fmt.Sprintf("%s (%s objects/s)", fmtDuration(r.load), fmtCount(float64(objects)/r.load.Seconds())), noTarget)...)
+	t.add(row("kube2sky start → informers synced (log)", fmtDuration(synced.Sub(start)), noTarget)...)
+	t.add(row("**informers synced → every record in etcd** (first full reconcile done, log)",
+		fmtDuration(written.Sub(synced)), targetCells(written.Sub(synced), syncTarget))...)
+	t.add(row("kube2sky start → every record in etcd", fmtDuration(written.Sub(start)), noTarget)...)
+	t.add(row("records in etcd (counted)", fmtCount(keys), noTarget)...)
+	t.add(row("records written", fmtCount(m[metricWritten]), noTarget)...)
+	t.add(row("etcd Txns (`--max-txn-ops` 128)", fmt.Sprintf("%s (%.0f records each)", fmtCount(m[metricTxns]), m[metricWritten]/max(m[metricTxns], 1)), noTarget)...)
+	t.add(row("kube2sky CPU time, start → ready", fmtDuration(cpu), noTarget)...)
+	t.add(row("kube2sky RSS after the sync (VmRSS) / peak (VmHWM)", fmtMB(mem.RSS)+" / "+fmtMB(mem.Peak), noTarget)...)
+	return t
+}
+
+// steadyResync is part 2: full reconciles over records that are all current
+// must write nothing; then kube2sky is restarted over the full etcd.
+func (r *scaleRun) steadyResync() *table {
+	b := r.b
+	pid := r.k2s.Process.PID()
+	before := r.metrics()
+	cpuBefore, err := proc.CPUTime(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const resyncs = 2
+	harness.Eventually(b, resyncs*r.cfg.Resync+scaleReadyBudget, func() error {
+		m, err := r.k2s.Metrics()
+		if err != nil {
+			return err
+		}
+		if n := m[metricFullCount] - before[metricFullCount]; n < resyncs {
+			return fmt.Errorf("%.0f full reconciles since the sync, waiting for %d", n, resyncs)
+		}
+		return nil
+	})
+	after := r.metrics()
+	cpuAfter, err := proc.CPUTime(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	full := after[metricFullCount] - before[metricFullCount]
+	delta := func(series string) float64 { return after[series] - before[series] }
+	t := &table{
+		title:  fmt.Sprintf("2. Steady resync (`--resync-period=%v`), nothing changed", r.cfg.Resync),
+		header: []string{"measure", "value", "target", "ratio", "verdict"},
+	}
+	t.add(row("full reconciles observed", fmtCount(full), noTarget)...)
+	t.add(row("full reconcile duration (mean)", fmtDuration(time.Duration(delta(metricFullSum)/full*float64(time.Second))), noTarget)...)
+	t.add(row("kube2sky CPU time per full reconcile", fmtDuration(time.Duration(float64(cpuAfter-cpuBefore)/full)), noTarget)...)
+	t.add(row("**records written**", fmtCount(delta(metricWritten)), zeroCells(delta(metricWritten)))...)
+	t.add(row("records deleted", fmtCount(delta(metricDeleted)), zeroCells(delta(metricDeleted)))...)
+	t.add(row("etcd Txns", fmtCount(delta(metricTxns)), zeroCells(delta(metricTxns)))...)
+	r.restart(t)
+	return t
+}
+
+// restart replaces kube2sky by a fresh one with the default resync period
+// (so part 3 is not disturbed by full reconciles), and adds how long it
+// took to become ready over a full etcd and what it wrote.
+func (r *scaleRun) restart(t *table) {
+	r.k2s.Process.Stop()
+	start := time.Now()
+	r.k2s = harness.NewKube2Sky(r.b, r.api.Kubeconfig, r.dnsEtcd.Endpoint)
+	r.k2s.WaitReady(scaleReadyBudget)
+	ready := time.Since(start)
+	m := r.metrics()
+	t.add(row("restart over the full etcd: start → ready (first full reconcile done)", fmtDuration(ready), noTarget)...)
+	t.add(row("restart: records written + deleted, Txns", fmt.Sprintf("%s, %s", fmtCount(m[metricWritten]+m[metricDeleted]), fmtCount(m[metricTxns])),
+		zeroCells(m[metricWritten]+m[metricDeleted]+m[metricTxns]))...)
+}
+
+// churn is part 3: changes at a fixed rate, each timed from the API's
+// acknowledgement until skydns answers it.
+func (r *scaleRun) churn() []*table {
+	b := r.b
+	start := time.Now()
+	sky := harness.StartSkyDNS(b, r.dnsEtcd.Endpoint)
+	skyReady := time.Since(start)
+	r.spotCheck(sky.DNSAddr)
+	before := r.metrics()
+	c := &churner{kube: r.kube, dnsAddr: sky.DNSAddr}
+	total := r.cfg.ChurnChanges()
+	results, issued := c.run(b.Context(), total, time.Second/time.Duration(r.cfg.ChurnRate))
+	after := r.metrics()
+	skyMem, err := proc.ReadMemory(sky.Process.PID())
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	t := &table{
+		title: fmt.Sprintf("3. Churn: %d changes/s for %v (%s changes), API write acknowledged → answer through skydns",
+			r.cfg.ChurnRate, r.cfg.ChurnDuration, fmtCount(total)),
+		header: []string{"changes", "count", "failures", "p50", "p90", "p99", "max", "API write p50 / p99"},
+	}
+	all := latencyRow(t, "**all**", results, func(churnResult) bool { return true })
+	for _, k := range churnKinds {
+		latencyRow(t, k.String(), results, func(res churnResult) bool { return res.kind == k })
+	}
+	b.ReportMetric(float64(all[0])/float64(time.Millisecond), "churn-p50-ms")
+	b.ReportMetric(float64(all[2])/float64(time.Millisecond), "churn-p99-ms")
+
+	targets := &table{title: "3. Churn: targets and context", header: []string{"measure", "value", "target", "ratio", "verdict"}}
+	targets.add(row("**p50** API write acknowledged → DNS answer", fmtDuration(all[0]), targetCells(all[0], churnP50Target))...)
+	targets.add(row("**p99** API write acknowledged → DNS answer", fmtDuration(all[2]), targetCells(all[2], churnP99Target))...)
+	targets.add(row("changes not visible within "+churnDeadline.String()+" (or failed writes)", fmtCount(failures(results)), zeroCells(float64(failures(results))))...)
+	targets.add(row("rate reached (changes issued / time)", fmt.Sprintf("%.1f/s", float64(total)/issued.Seconds()), noTarget)...)
+	targets.add(row("kube2sky etcd Txns / records written during the churn", fmt.Sprintf("%s / %s",
+		fmtCount(after[metricTxns]-before[metricTxns]), fmtCount(after[metricWritten]-before[metricWritten])), noTarget)...)
+	targets.add(row("skydns start → ready (lists every record)", fmtDuration(skyReady), noTarget)...)
+	targets.add(row("skydns RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(skyMem.RSS)+" / "+fmtMB(skyMem.Peak), noTarget)...)
+	return []*table{t, targets}
+}
+
+// latencyRow adds the row of the results that match and returns its p50,
+// p90, p99 and max.
+func latencyRow(t *table, name string, results []churnResult, match func(churnResult) bool) []time.Duration {
+	var visible, writes []time.Duration
+	failed := 0
+	for _, res := range results {
+		if !match(res) {
+			continue
+		}
+		writes = append(writes, res.write)
+		if res.err != nil {
+			failed++
+			continue
+		}
+		visible = append(visible, res.visible)
+	}
+	p := percentiles(visible, 50, 90, 99, 100)
+	w := percentiles(writes, 50, 99)
+	t.add(name, fmtCount(len(writes)), fmtCount(failed), fmtDuration(p[0]), fmtDuration(p[1]), fmtDuration(p[2]), fmtDuration(p[3]),
+		fmtDuration(w[0])+" / "+fmtDuration(w[1]))
+	return p
+}
+
+func failures(results []churnResult) int {
+	n := 0
+	for _, res := range results {
+		if res.err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// spotCheck asks skydns for one endpoint of the first, middle and last
+// preloaded Service; each must answer its address.
+func (r *scaleRun) spotCheck(addr string) {
+	for _, i := range []int{0, r.cfg.Services / 2, r.cfg.Services - 1} {
+		qname := scaleHostname(2) + "." + scaleServiceName(i) + "." + scaleNamespace + ".svc.cluster.local."
+		msg, err := harness.Query(addr, "udp", qname, dns.TypeA)
+		if err != nil {
+			r.b.Fatal(err)
+		}
+		if want := scaleEndpointIP(i, 2); !answerHolds(msg, want) {
+			r.b.Fatalf("%s A: %v, want %s", qname, msg.Answer, want)
+		}
+	}
+}
+
+// logTime returns the time of kube2sky's first log line containing msg.
+func (r *scaleRun) logTime(msg string) time.Time {
+	line, ok := r.k2s.Process.LogLine(msg)
+	if !ok {
+		r.b.Fatalf("kube2sky logged no %q", msg)
+	}
+	t, err := slogTime(line)
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	return t
+}
+
+// metrics scrapes kube2sky's /metrics.
+func (r *scaleRun) metrics() harness.Metrics {
+	m, err := r.k2s.Metrics()
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	return m
+}
+
+// countRecords counts the keys of the zone and of the reverse zones.
+func (r *scaleRun) countRecords() int64 {
+	ctx, cancel := context.WithTimeout(r.b.Context(), 30*time.Second)
+	defer cancel()
+	var n int64
+	for _, prefix := range []string{"/skydns/local/cluster/", "/skydns/arpa/"} {
+		resp, err := r.dnsEtcd.Client().Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			r.b.Fatalf("counting %s: %v", prefix, err)
+		}
+		n += resp.Count
+	}
+	return n
+}
+
+// report prints the tables and writes them, with how the run was made, to
+// the configured file.
+func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
+	var body strings.Builder
+	for _, t := range tables {
+		body.WriteString(t.String())
+	}
+	fmt.Print(body.String())
+	if r.cfg.Out == "" {
+		return
+	}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, "# kube2sky at scale, through the real kube-apiserver\n\n")
+	fmt.Fprintf(&doc, "%s, %v. Command: `make bench-kube2sky-scale` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
+		"%s=%d %s=%d %s=%v %s=%v.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second),
+		envScaleServices, r.cfg.Services, envScaleChurnRate, r.cfg.ChurnRate, envScaleChurnDuration, r.cfg.ChurnDuration, envScaleResync, r.cfg.Resync)
+	fmt.Fprintf(&doc, "Machine: %s at the start, %s at the end; kube2sky %s; kube-apiserver %s.\n\n",
+		machineNote(loadBefore), loadAverage(), binaryVersion("kube2sky"), binaryVersion("kube-apiserver"))
+	doc.WriteString(body.String())
+	if err := os.MkdirAll(filepath.Dir(r.cfg.Out), 0o755); err != nil {
+		r.b.Fatal(err)
+	}
+	if err := os.WriteFile(r.cfg.Out, []byte(doc.String()), 0o644); err != nil {
+		r.b.Fatal(err)
+	}
+}
+
+// binaryVersion runs `<name> --version` from bin/ and returns its first line.
+func binaryVersion(name string) string {
+	out, err := exec.Command(harness.Binary(name), "--version").Output()
+	if err != nil {
+		return "(version unknown)"
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return first
+}

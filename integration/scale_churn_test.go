@@ -1,0 +1,182 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesky/kubesky/integration/harness"
+)
+
+const (
+	// churnDeadline is how long a change may take to become visible
+	// through skydns before it counts as a failure.
+	churnDeadline = 10 * time.Second
+	// churnPollInterval is how often the change's name is asked.
+	churnPollInterval = time.Millisecond
+)
+
+// churnKind is one sort of change; the churn cycles through churnKinds.
+type churnKind int
+
+const (
+	churnCreate churnKind = iota // a new ClusterIP Service: its A record appears
+	churnMove                    // a headless endpoint gets a new IP: its A record follows
+	churnDelete                  // a preloaded headless Service is deleted: NXDOMAIN
+	churnPort                    // a headless slice's port changes: its SRV records follow
+)
+
+var churnKinds = []churnKind{churnCreate, churnMove, churnDelete, churnPort}
+
+func (k churnKind) String() string {
+	return [...]string{
+		"create a ClusterIP Service (A)",
+		"move a headless endpoint to a new IP (A)",
+		"delete a headless Service (NXDOMAIN)",
+		"change a headless slice's port (SRV)",
+	}[k]
+}
+
+// dnsCheck is the question whose answer shows a change, and the test of the
+// answer.
+type dnsCheck struct {
+	qname string
+	qtype uint16
+	holds func(*dns.Msg) bool
+}
+
+// churnResult is what one change measured.
+type churnResult struct {
+	kind    churnKind
+	write   time.Duration // the API request's round trip
+	visible time.Duration // from the acknowledgement to the first answer showing it
+	err     error         // the write failed, or the answer never showed it
+}
+
+// churner makes the changes of part 3: each on a preloaded Service of its
+// own, so no two changes race.
+type churner struct {
+	kube    kubernetes.Interface
+	dnsAddr string
+	next    atomic.Int64 // the next preloaded Service to take
+}
+
+// run makes total changes, one every interval whatever the earlier ones
+// are doing (an open loop), each measured in a goroutine of its own, and
+// returns every result and how long issuing took.
+func (c *churner) run(ctx context.Context, total int, interval time.Duration) ([]churnResult, time.Duration) {
+	results := make([]churnResult, total)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for m := range total {
+		time.Sleep(time.Until(start.Add(time.Duration(m) * interval))) // pacing, not waiting for a condition
+		wg.Go(func() { results[m] = c.change(ctx, m) })
+	}
+	issued := time.Since(start)
+	wg.Wait()
+	return results, issued
+}
+
+// change makes change m and measures it.
+func (c *churner) change(ctx context.Context, m int) churnResult {
+	kind := churnKinds[m%len(churnKinds)]
+	r := churnResult{kind: kind}
+	begin := time.Now()
+	check, err := c.write(ctx, kind, m)
+	acked := time.Now()
+	r.write = acked.Sub(begin)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	seen, err := awaitAnswer(ctx, c.dnsAddr, check)
+	r.visible, r.err = seen.Sub(acked), err
+	return r
+}
+
+// write makes the API request of change m and returns how to see it.
+func (c *churner) write(ctx context.Context, kind churnKind, m int) (dnsCheck, error) {
+	if kind == churnCreate {
+		return c.createService(ctx, m)
+	}
+	i := int(c.next.Add(1) - 1)
+	name := scaleServiceName(i)
+	svcName := name + "." + scaleNamespace + ".svc.cluster.local."
+	switch kind {
+	case churnMove:
+		ip := churnIP(m)
+		patch := fmt.Sprintf(`[{"op":"replace","path":"/endpoints/0/addresses/0","value":%q}]`, ip)
+		return dnsCheck{scaleHostname(0) + "." + svcName, dns.TypeA, func(msg *dns.Msg) bool { return answerHolds(msg, ip) }},
+			c.patchSlice(ctx, name, patch)
+	case churnDelete:
+		err := c.kube.CoreV1().Services(scaleNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+		return dnsCheck{svcName, dns.TypeA, func(msg *dns.Msg) bool { return msg.Rcode == dns.RcodeNameError }}, err
+	default: // churnPort
+		port := uint16(9000 + m%1000)
+		patch := fmt.Sprintf(`[{"op":"replace","path":"/ports/0/port","value":%d}]`, port)
+		return dnsCheck{"_" + scalePortName + "._tcp." + svcName, dns.TypeSRV, func(msg *dns.Msg) bool { return srvPortsAre(msg, port) }},
+			c.patchSlice(ctx, name, patch)
+	}
+}
+
+// createService creates ClusterIP Service c-<m> with a named port.
+func (c *churner) createService(ctx context.Context, m int) (dnsCheck, error) {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c-%05d", m), Namespace: scaleNamespace},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: scalePortName, Port: 80}}},
+	}
+	created, err := c.kube.CoreV1().Services(scaleNamespace).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		return dnsCheck{}, err
+	}
+	ip := created.Spec.ClusterIP
+	qname := created.Name + "." + scaleNamespace + ".svc.cluster.local."
+	return dnsCheck{qname, dns.TypeA, func(msg *dns.Msg) bool { return answerHolds(msg, ip) }}, nil
+}
+
+func (c *churner) patchSlice(ctx context.Context, name, patch string) error {
+	_, err := c.kube.DiscoveryV1().EndpointSlices(scaleNamespace).Patch(ctx, name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{})
+	return err
+}
+
+// srvPortsAre reports whether msg has SRV answers, all with port.
+func srvPortsAre(msg *dns.Msg, port uint16) bool {
+	n := 0
+	for _, rr := range msg.Answer {
+		if srv, ok := rr.(*dns.SRV); ok {
+			if srv.Port != port {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// awaitAnswer asks check's question over UDP every churnPollInterval until
+// the answer holds, and returns when it first did; it gives up after
+// churnDeadline.
+func awaitAnswer(ctx context.Context, addr string, check dnsCheck) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, churnDeadline)
+	defer cancel()
+	tick := time.NewTicker(churnPollInterval)
+	defer tick.Stop()
+	for {
+		if msg, err := harness.Query(addr, "udp", check.qname, check.qtype); err == nil && check.holds(msg) {
+			return time.Now(), nil
+		}
+		select {
+		case <-ctx.Done():
+			return time.Now(), fmt.Errorf("%s %s: not visible within %v", check.qname, dns.TypeToString[check.qtype], churnDeadline)
+		case <-tick.C:
+		}
+	}
+}

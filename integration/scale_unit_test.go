@@ -1,0 +1,140 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// env is a fake environment for parseScaleConfig.
+func env(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestScaleConfigDefaultsAreTheIssuesFigures(t *testing.T) {
+	c, err := parseScaleConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scaleConfig{Services: 10000, ChurnRate: 100, ChurnDuration: time.Minute, Resync: 5 * time.Second, Out: defaultScaleOut}
+	if c != want {
+		t.Fatalf("defaults %+v, want %+v", c, want)
+	}
+	if c.ChurnChanges() != 6000 || c.preloadedTaken() != 4500 {
+		t.Fatalf("%d changes taking %d preloaded Services, want 6000 and 4500", c.ChurnChanges(), c.preloadedTaken())
+	}
+}
+
+func TestScaleConfigReadsTheEnvironment(t *testing.T) {
+	c, err := parseScaleConfig(env(map[string]string{
+		envScaleServices: "2000", envScaleChurnRate: "50", envScaleChurnDuration: "10s", envScaleResync: "3s", envScaleOut: "-",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scaleConfig{Services: 2000, ChurnRate: 50, ChurnDuration: 10 * time.Second, Resync: 3 * time.Second}
+	if c != want {
+		t.Fatalf("got %+v, want %+v", c, want)
+	}
+}
+
+func TestScaleConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{envScaleServices: "ten"}, envScaleServices + `="ten": want a positive whole number`},
+		{map[string]string{envScaleServices: "0"}, envScaleServices},
+		{map[string]string{envScaleChurnRate: "-5"}, envScaleChurnRate},
+		{map[string]string{envScaleChurnDuration: "60"}, envScaleChurnDuration + `="60": want a positive duration`},
+		{map[string]string{envScaleChurnDuration: "1ms"}, "makes no change"},
+		{map[string]string{envScaleResync: "100ms"}, envScaleResync + "=100ms: want at least 1s"},
+		{map[string]string{envScaleServices: "100"}, "the churn changes 4500 preloaded Services"},
+	} {
+		_, err := parseScaleConfig(env(tc.vars))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one containing %q", tc.vars, err, tc.want)
+		}
+	}
+}
+
+func TestSlogTimeReadsTheTimeAttribute(t *testing.T) {
+	got, err := slogTime(`time=2026-11-21T23:59:01.123Z level=INFO msg="informers synced" services=10001`)
+	if want := time.Date(2026, 11, 21, 23, 59, 1, 123e6, time.UTC); err != nil || !got.Equal(want) {
+		t.Fatalf("slogTime = %v, %v; want %v", got, err, want)
+	}
+	for _, bad := range []string{`level=INFO msg="no time"`, `time=yesterday level=INFO`} {
+		if _, err := slogTime(bad); err == nil {
+			t.Errorf("slogTime(%q): want an error", bad)
+		}
+	}
+}
+
+func TestScaleAddressesAreDistinctAndApart(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 2000 {
+		for k := range endpointsPerService {
+			ip := scaleEndpointIP(i, k)
+			if seen[ip] {
+				t.Fatalf("endpoint %d of Service %d: %s used twice", k, i, ip)
+			}
+			seen[ip] = true
+		}
+	}
+	if got := scaleEndpointIP(51, 1); got != "10.128.1.0" {
+		t.Fatalf("endpoint 1 of Service 51 = %s, want 10.128.1.0", got)
+	}
+	if got := churnIP(6000); seen[got] || got != "10.64.23.112" {
+		t.Fatalf("churnIP(6000) = %s", got)
+	}
+}
+
+func TestHeadlessSliceBelongsToItsService(t *testing.T) {
+	s := headlessSlice(7)
+	if s.Labels["kubernetes.io/service-name"] != "h-00007" || len(s.Endpoints) != endpointsPerService {
+		t.Fatalf("slice %s labels %v with %d endpoints", s.Name, s.Labels, len(s.Endpoints))
+	}
+	if e := s.Endpoints[4]; *e.Hostname != "ep-4" || e.Addresses[0] != scaleEndpointIP(7, 4) || !*e.Conditions.Ready {
+		t.Fatalf("endpoint 4: %+v", e)
+	}
+}
+
+func TestSRVPortsAreNeedsEveryAnswerOnThePort(t *testing.T) {
+	srv := func(port uint16) dns.RR { return &dns.SRV{Hdr: dns.RR_Header{Rrtype: dns.TypeSRV}, Port: port} }
+	for _, tc := range []struct {
+		answer []dns.RR
+		want   bool
+	}{
+		{nil, false},
+		{[]dns.RR{srv(9000), srv(9000)}, true},
+		{[]dns.RR{srv(9000), srv(8080)}, false},
+	} {
+		if got := srvPortsAre(&dns.Msg{Answer: tc.answer}, 9000); got != tc.want {
+			t.Errorf("srvPortsAre(%v, 9000) = %v, want %v", tc.answer, got, tc.want)
+		}
+	}
+}
+
+func TestTableRendersMarkdownWithTargets(t *testing.T) {
+	tb := &table{title: "T", header: []string{"measure", "value", "target", "ratio", "verdict"}}
+	tb.add(row("sync", fmtDuration(2500*time.Millisecond), targetCells(2500*time.Millisecond, 10*time.Second))...)
+	tb.add(row("p99", fmtDuration(60*time.Millisecond), targetCells(60*time.Millisecond, 50*time.Millisecond))...)
+	tb.add(row("writes", fmtCount(1234567), zeroCells(1234567))...)
+	want := "## T\n\n| measure | value | target | ratio | verdict |\n| --- | ---: | ---: | ---: | ---: |\n" +
+		"| sync | 2.5 s | ≤ 10 s | 0.25× | met |\n| p99 | 60 ms | ≤ 50 ms | 1.20× | missed |\n| writes | 1,234,567 | 0 | — | missed |\n\n"
+	if got := tb.String(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPercentilesOfNothingAreZero(t *testing.T) {
+	if p := percentiles(nil, 50, 99); p[0] != 0 || p[1] != 0 {
+		t.Fatalf("percentiles(nil) = %v", p)
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	if p := percentiles([]time.Duration{ms(3), ms(1), ms(2), ms(4)}, 50, 100); p[0] != ms(2) || p[1] != ms(4) {
+		t.Fatalf("percentiles = %v, want 2ms 4ms", p)
+	}
+}
