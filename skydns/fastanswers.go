@@ -93,12 +93,16 @@ func anyWildcard(names []string) bool {
 // changes, before its snapshot is served.
 func recordChanges(changes *fastpath.Changes, prefix string) func(prev, next *snapshot.Snapshot, u etcdstore.Update) {
 	return func(prev, next *snapshot.Snapshot, u etcdstore.Update) {
+		if u.Full { // every cached answer goes: the names would only take memory
+			changes.Record(uint64(prev.Revision()), uint64(next.Revision()), nil, true)
+			return
+		}
 		names := make([]string, 0, len(u.Events))
 		for _, ev := range u.Events {
 			if name, ok := etcdstore.Name(prefix, ev.Key); ok {
 				names = append(names, strings.ToLower(name))
 			}
 		}
-		changes.Record(uint64(prev.Revision()), uint64(next.Revision()), names, u.Full)
+		changes.Record(uint64(prev.Revision()), uint64(next.Revision()), names, false)
 	}
 }

@@ -26,6 +26,8 @@ type Metrics struct {
 	malformedTotal   prometheus.Counter
 	malformedNow     prometheus.Gauge
 	lists            prometheus.Counter
+	publish          *prometheus.HistogramVec
+	eventsApplied    prometheus.Counter
 	etcdErrors       prometheus.Counter
 	connected        prometheus.Gauge
 	synced           prometheus.Gauge
@@ -43,6 +45,12 @@ func NewMetrics(stale func() float64) *Metrics {
 	m.malformedTotal = newCounter("skydns_malformed_values_total", "Distinct malformed etcd values seen (a key with a new bad value counts once, re-lists do not count again).")
 	m.malformedNow = newGauge("skydns_malformed_values", "Keys whose current value is malformed and skipped.")
 	m.lists = newCounter("skydns_etcd_lists_total", "Full lists of the prefix: the first, and every re-list after a compacted watch or a lost revision.")
+	m.publish = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "skydns_snapshot_publish_seconds",
+		Help:    "Time to build and publish the snapshot of one update: a full list (update=\"list\") or one watched revision (update=\"watch\").",
+		Buckets: prometheus.ExponentialBuckets(0.000004, 2, 22), // 4µs .. 8.4s
+	}, []string{"update"})
+	m.eventsApplied = newCounter("skydns_watch_events_applied_total", "Watch events (puts and deletes) applied to the snapshot; the records of full lists are not counted.")
 	m.etcdErrors = newCounter("skydns_etcd_errors_total", "Failed etcd lists, watches and probes; each is followed by a retry (a watch restart).")
 	m.connected = newGauge("skydns_etcd_connected", "1 while etcd is reachable, else 0.")
 	m.synced = newGauge("skydns_mirror_synced", "1 once the prefix has been listed, else 0.")
@@ -50,7 +58,7 @@ func NewMetrics(stale func() float64) *Metrics {
 		Name: "skydns_mirror_stale_seconds", Help: "Seconds since etcd became unreachable; 0 while it is reachable.",
 	}, stale)
 	m.Registry.MustRegister(newAnswersCollector(m.answers), m.malformedPackets, m.revision, m.records,
-		m.malformedTotal, m.malformedNow, m.lists, m.etcdErrors, m.connected, m.synced, staleGauge,
+		m.malformedTotal, m.malformedNow, m.lists, m.publish, m.eventsApplied, m.etcdErrors, m.connected, m.synced, staleGauge,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -73,13 +81,18 @@ func (m *Metrics) observeExchange(e dnsserver.Exchange) {
 	m.ordinary.Observe(e.Proto, e.Duration, 1)
 }
 
-// observeSnapshot records a newly published snapshot.
-func (m *Metrics) observeSnapshot(s *snapshot.Snapshot, full bool) {
+// observeSnapshot records a newly published snapshot, made from an update
+// of events in took.
+func (m *Metrics) observeSnapshot(s *snapshot.Snapshot, full bool, events int, took time.Duration) {
 	m.revision.Set(float64(s.Revision()))
 	m.records.Set(float64(s.Len()))
 	if full {
 		m.lists.Inc()
+		m.publish.WithLabelValues("list").Observe(took.Seconds())
+		return
 	}
+	m.eventsApplied.Add(float64(events))
+	m.publish.WithLabelValues("watch").Observe(took.Seconds())
 }
 
 // observeState records a change of the list-then-watch loop's state.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,8 +30,10 @@ type Mirror struct {
 	// is published, from the writer goroutine.
 	beforePublish func(prev, next *snapshot.Snapshot, u etcdstore.Update)
 
-	// malformed is touched only by the writer goroutine.
+	// malformed and listed are touched only by the writer goroutine.
 	malformed malformedSet
+	// listed is set by a full update until the state after it is seen.
+	listed bool
 
 	mu    sync.Mutex // guards state
 	state etcdstore.State
@@ -69,12 +72,15 @@ func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, requestTimeout, 
 
 // apply publishes the snapshot of one revision.
 func (m *Mirror) apply(u etcdstore.Update) {
+	start := time.Now()
 	prev := m.Snapshot()
 	next, errs := prev.Apply(u)
 	m.beforePublish(prev, next, u)
 	m.current.Store(next)
+	took := time.Since(start)
 	m.trackMalformed(u, len(errs) > 0)
-	m.metrics.observeSnapshot(next, u.Full)
+	m.metrics.observeSnapshot(next, u.Full, len(u.Events), took)
+	m.listed = m.listed || u.Full
 	m.logger.Debug("snapshot published", "revision", next.Revision(), "records", next.Len(), "events", len(u.Events), "full", u.Full)
 	m.onSnapshot(next)
 }
@@ -104,7 +110,19 @@ func (m *Mirror) setState(s etcdstore.State) {
 	m.state = s
 	m.mu.Unlock()
 	m.metrics.observeState(s)
+	if m.listed && s.Synced {
+		m.listed = false
+		freeListGarbage()
+	}
 }
+
+// freeListGarbage collects what a full list left behind (the etcd
+// responses, their keys and values, the previous snapshot) and returns the
+// memory to the OS. A list holds several times the snapshot's size, and the
+// Go heap would otherwise keep room for it until the next GC cycles; this
+// costs one GC, once per list. The ListWatcher reports Synced right after
+// delivering a list, when the list's events are no longer reachable.
+func freeListGarbage() { debug.FreeOSMemory() }
 
 // State returns the health of the feed.
 func (m *Mirror) State() etcdstore.State {

@@ -67,7 +67,7 @@ func StubsFromSnapshot(snap *snapshot.Snapshot, zones []string) (map[string][]st
 	var errs []error
 	for _, zone := range zones {
 		for _, e := range snap.Lookup("stub.dns." + strings.TrimPrefix(dns.Fqdn(zone), ".")) {
-			domain, server, err := StubFromRecord(snap.Prefix(), zone, e.Key, e.Record)
+			domain, server, err := StubFromRecord(snap.Prefix(), zone, e.Key(), e.Record)
 			if err != nil {
 				errs = append(errs, err)
 				continue

@@ -1,8 +1,6 @@
 package resolver
 
 import (
-	"strings"
-
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -30,7 +28,7 @@ func decidingGroup(es []snapshot.Entry) (string, bool) {
 		if e.Record.Group == "" {
 			continue
 		}
-		d := strings.Count(e.Key, "/")
+		d := e.Depth()
 		switch {
 		case depth < 0 || d < depth:
 			group, depth, conflict = e.Record.Group, d, false

@@ -139,7 +139,7 @@ func (a *answerer) podRecords(lname string) []snapshot.Entry {
 	key := etcdstore.Key(a.r.prefix, lname)
 	kept := es[:0]
 	for _, e := range es {
-		if e.Key == key {
+		if e.Key() == key {
 			kept = append(kept, e)
 		}
 	}

@@ -59,7 +59,7 @@ func (a *answerer) mx() (answer, extra []dns.RR) {
 // removed from the left of either.
 func (a *answerer) target(e *snapshot.Entry) string {
 	if isAddress(e) {
-		return a.r.keyName(e.Key, e.Record.TargetStrip)
+		return a.r.keyName(e.Key(), e.Record.TargetStrip)
 	}
 	return targetStrip(e.Record.Host, e.Record.TargetStrip)
 }

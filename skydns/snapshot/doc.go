@@ -18,5 +18,6 @@
 //	/skydns/local/cluster/svc/default/web/a1  local/cluster/svc/default/web/a1/
 //	/skydns/local/cluster/svc/default/webx/b  local/cluster/svc/default/webx/b/   (not under "web/")
 //
-// Entries keep their full etcd key, so callers never see the tree key.
+// The tree stores a compact value per record (see value): no copy of the
+// etcd key, which Entry.Key rebuilds from the tree key on demand.
 package snapshot

@@ -23,9 +23,9 @@ func (s *Snapshot) AppendLookup(dst []Entry, name string) []Entry {
 		return dst
 	}
 	defer q.release()
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, e Entry) bool {
+	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, v value) bool {
 		if q.matches(k) {
-			dst = append(dst, e)
+			dst = append(dst, s.entry(k, v))
 		}
 		return false
 	})
@@ -46,15 +46,17 @@ func (s *Snapshot) AppendExact(dst []Entry, name string) []Entry {
 	}
 	defer q.release()
 	if !q.star {
-		if e, found := s.tree.Get(q.key); found {
-			dst = append(dst, e)
+		// LongestPrefix, unlike Get, gives the tree's own copy of the key,
+		// which the entry may keep (q.key goes back to the pool).
+		if k, v, found := s.tree.Root().LongestPrefix(q.key); found && len(k) == len(q.key) {
+			dst = append(dst, s.entry(k, v))
 		}
 		return dst
 	}
 	depth := bytes.Count(q.key, slash)
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, e Entry) bool {
+	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, v value) bool {
 		if q.matches(k) && bytes.Count(k, slash) == depth {
-			dst = append(dst, e)
+			dst = append(dst, s.entry(k, v))
 		}
 		return false
 	})
@@ -71,7 +73,7 @@ func (s *Snapshot) Exists(name string) bool {
 	}
 	defer q.release()
 	found := false
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, _ Entry) bool {
+	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, _ value) bool {
 		found = q.matches(k)
 		return found // stops the walk
 	})

@@ -12,30 +12,17 @@ import (
 	"github.com/kubesky/kubesky/etcdstore"
 )
 
-// Entry is one decoded record and the etcd key it was stored at.
-type Entry struct {
-	// Key is the full etcd key, prefix included.
-	Key string
-	// Record is the decoded value, normalized at apply time: a Host that is
-	// a domain name is made fully qualified, and Owner is dropped.
-	Record etcdstore.Record
-	// IP is Host parsed as an address: 4 bytes for IPv4, 16 for IPv6, nil
-	// when Host is a name or empty. It is shared by every answer built
-	// from the entry and must not be modified.
-	IP net.IP
-}
-
 // Snapshot is an immutable view of the records under one prefix at one etcd
 // revision. It is safe for any number of concurrent readers.
 type Snapshot struct {
 	prefix   string // without a trailing "/"
 	revision int64
-	tree     *iradix.Tree[Entry]
+	tree     *iradix.Tree[value]
 }
 
 // Empty returns a snapshot of prefix with no records, at revision 0.
 func Empty(prefix string) *Snapshot {
-	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), tree: iradix.New[Entry]()}
+	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), tree: iradix.New[value]()}
 }
 
 // Revision is the etcd revision the snapshot reflects.
@@ -58,7 +45,7 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
 	tree := s.tree
 	if u.Full {
-		tree = iradix.New[Entry]()
+		tree = iradix.New[value]()
 	}
 	txn := tree.Txn()
 	var errs []error
@@ -70,7 +57,7 @@ func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
 	return &Snapshot{prefix: s.prefix, revision: u.Revision, tree: txn.CommitOnly()}, errs
 }
 
-func (s *Snapshot) applyEvent(txn *iradix.Txn[Entry], ev etcdstore.Event) error {
+func (s *Snapshot) applyEvent(txn *iradix.Txn[value], ev etcdstore.Event) error {
 	tk, ok := s.treeKey(ev.Key)
 	if !ok {
 		return nil
@@ -79,7 +66,7 @@ func (s *Snapshot) applyEvent(txn *iradix.Txn[Entry], ev etcdstore.Event) error 
 		txn.Delete(tk)
 		return nil
 	}
-	e, err := decodeEntry(ev.Key, ev.Value)
+	v, err := decodeValue(ev.Key, ev.Value)
 	if err == nil && hasUpper(ev.Key) {
 		err = fmt.Errorf("key %q: not lower case, so no query can match it", ev.Key)
 	}
@@ -87,7 +74,7 @@ func (s *Snapshot) applyEvent(txn *iradix.Txn[Entry], ev etcdstore.Event) error 
 		txn.Delete(tk)
 		return err
 	}
-	txn.Insert(tk, e)
+	txn.Insert(tk, v)
 	return nil
 }
 
@@ -110,17 +97,16 @@ func hasUpper(s string) bool {
 	return false
 }
 
-func decodeEntry(key string, value []byte) (Entry, error) {
-	r, err := etcdstore.Decode(key, value)
+func decodeValue(key string, raw []byte) (value, error) {
+	r, err := etcdstore.Decode(key, raw)
 	if err != nil {
-		return Entry{}, err
+		return value{}, err
 	}
-	r.Owner = ""
-	e := Entry{Key: key, Record: r}
+	var ip net.IP
 	if addr, err := netip.ParseAddr(r.Host); err == nil {
-		e.IP = net.IP(addr.Unmap().AsSlice())
+		ip = net.IP(addr.Unmap().AsSlice())
 	} else if r.Host != "" {
-		e.Record.Host = dns.Fqdn(strings.ToLower(r.Host))
+		r.Host = dns.Fqdn(strings.ToLower(r.Host))
 	}
-	return e, nil
+	return newValue(r, ip), nil
 }

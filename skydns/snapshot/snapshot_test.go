@@ -24,7 +24,7 @@ func del(key string) etcdstore.Event {
 func keys(entries []snapshot.Entry) string {
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Key)
+		out = append(out, e.Key())
 	}
 	return strings.Join(out, " ")
 }
