@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -13,6 +14,9 @@ type MemorySize struct {
 	RawBytes int64
 	// Sync is from process start until the snapshot holds the data.
 	Sync time.Duration
+	// ListPublish is the time skydns took to build and publish the
+	// snapshot of its first list (skydns_snapshot_publish_seconds).
+	ListPublish time.Duration
 	// RSS and Peak are skydns's resident memory after serving queries.
 	RSS, Peak int64
 	// HeapInuse is the Go heap in use, from skydns's metrics.
@@ -22,27 +26,74 @@ type MemorySize struct {
 	Problem    string
 }
 
-// MemoryTable formats skydns's memory per size, with the ratio of what it
-// holds over the base (no services) to the raw bytes of keys and values.
-func MemoryTable(sizes []MemorySize) string {
-	var base int64
+// MemoryBase is the fixed base of the memory target: the RSS of the size
+// with no services, 0 when it was not measured.
+func MemoryBase(sizes []MemorySize) int64 {
 	for _, s := range sizes {
-		if s.Services == 0 {
-			base = s.RSS
+		if s.Services == 0 && s.Problem == "" {
+			return s.RSS
 		}
 	}
+	return 0
+}
+
+// MemoryTable formats skydns's memory per size against issue 5's targets:
+// RSS ÷ (2 × raw bytes + base) ≤ 1, with the base the RSS at no services,
+// and RSS ÷ CoreDNS-etcd's RSS < 1.
+func MemoryTable(sizes []MemorySize) string {
+	base := MemoryBase(sizes)
 	var b strings.Builder
-	b.WriteString("| services | keys | raw keys+values MB | skydns sync | skydns RSS MB (peak) | Go heap in use MB | (RSS − base) ÷ raw | CoreDNS-etcd RSS MB | problem |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| services | keys | raw keys+values MB | skydns sync | list publish | skydns RSS MB (peak) | Go heap in use MB | RSS ÷ (2×raw + base) | CoreDNS-etcd RSS MB | skydns ÷ CoreDNS-etcd RSS | problem |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range sizes {
-		over := "—"
+		budget, vsCoreDNS := "—", "—"
 		if base > 0 && s.RawBytes > 0 && s.RSS > 0 {
-			over = fmt.Sprintf("%.2f", float64(s.RSS-base)/float64(s.RawBytes))
+			budget = fmt.Sprintf("%.2f", float64(s.RSS)/float64(2*s.RawBytes+base))
 		}
-		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s (%s) | %s | %s | %s | %s |\n", s.Services, s.Keys, mb(s.RawBytes),
-			s.Sync.Round(time.Millisecond), mb(s.RSS), mb(s.Peak), mb(s.HeapInuse), over, mb(s.CoreDNSRSS), valueOr(s.Problem, "—"))
+		if s.CoreDNSRSS > 0 && s.RSS > 0 {
+			vsCoreDNS = fmt.Sprintf("%.2f×", float64(s.RSS)/float64(s.CoreDNSRSS))
+		}
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s |\n", s.Services, s.Keys, mb(s.RawBytes),
+			s.Sync.Round(time.Millisecond), durationOrDash(s.ListPublish), mb(s.RSS), mb(s.Peak), mb(s.HeapInuse), budget,
+			mb(s.CoreDNSRSS), vsCoreDNS, valueOr(s.Problem, "—"))
+	}
+	if base > 0 {
+		fmt.Fprintf(&b, "\nBase (RSS with no services, after the same queries): %s MB.\n", mb(base))
 	}
 	return b.String()
+}
+
+// PublishLine says where the snapshot publish times come from, with the
+// list publish at the largest size.
+func PublishLine(sizes []MemorySize) string {
+	line := "Snapshot publish time, from skydns_snapshot_publish_seconds: \"list publish\" is the first full list " +
+		"(decode + build + publish); the burst table's p50 / p99 are per watched revision, interpolated within the histogram's " +
+		"power-of-2 buckets."
+	for i := len(sizes) - 1; i >= 0; i-- {
+		if s := sizes[i]; s.ListPublish > 0 {
+			return line + fmt.Sprintf(" With %d services: list published in %s.", s.Services, roundDuration(s.ListPublish))
+		}
+	}
+	return line
+}
+
+func durationOrDash(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return roundDuration(d).String()
+}
+
+// roundDuration keeps about three significant digits.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	default:
+		return d.Round(100 * time.Nanosecond)
+	}
 }
 
 func mb(n int64) string {
@@ -51,6 +102,49 @@ func mb(n int64) string {
 	}
 	return fmt.Sprintf("%.1f", float64(n)/(1<<20))
 }
+
+// Histogram is a Prometheus histogram as scraped: cumulative bucket counts
+// by upper bound (ascending, +Inf last), the sum and the count.
+type Histogram struct {
+	Bounds, Counts []float64
+	Sum, Count     float64
+}
+
+// Sub is the histogram of the observations made between o and h (two
+// scrapes of the same series, o first).
+func (h Histogram) Sub(o Histogram) Histogram {
+	d := Histogram{Bounds: h.Bounds, Counts: make([]float64, len(h.Counts)), Sum: h.Sum - o.Sum, Count: h.Count - o.Count}
+	for i := range h.Counts {
+		d.Counts[i] = h.Counts[i]
+		if i < len(o.Counts) {
+			d.Counts[i] -= o.Counts[i]
+		}
+	}
+	return d
+}
+
+// Quantile estimates the q-quantile in seconds as Prometheus's
+// histogram_quantile does: linear within the bucket that holds it. It is 0
+// without observations; in the +Inf bucket it is the last finite bound.
+func (h Histogram) Quantile(q float64) time.Duration {
+	if h.Count <= 0 || len(h.Bounds) == 0 {
+		return 0
+	}
+	rank, lower, below := q*h.Count, 0.0, 0.0
+	for i, upper := range h.Bounds {
+		if h.Counts[i] >= rank {
+			if math.IsInf(upper, 1) {
+				return seconds(lower)
+			}
+			inBucket := h.Counts[i] - below
+			return seconds(lower + (upper-lower)*(rank-below)/inBucket)
+		}
+		lower, below = upper, h.Counts[i]
+	}
+	return seconds(lower)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Burst is one burst of etcd writes and how fast skydns applied it.
 type Burst struct {
@@ -61,22 +155,32 @@ type Burst struct {
 	// Applied is from the first write until skydns served the last
 	// revision.
 	Applied time.Duration
+	// EventsApplied is the increase of skydns_watch_events_applied_total
+	// over the burst.
+	EventsApplied float64
+	// Publish is the skydns_snapshot_publish_seconds{update="watch"}
+	// observations made during the burst: one per revision.
+	Publish Histogram
 	Problem string
 }
 
-// BurstTable formats the apply rates.
+// BurstTable formats the apply rates: the events skydns counted as
+// applied per second of the burst, and the time to publish one revision.
 func BurstTable(bs []Burst) string {
 	var b strings.Builder
-	b.WriteString("| burst | events | revisions | etcd acked all | skydns applied all | events/s applied | lag after the last ack | problem |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| burst | events | revisions | etcd acked all | skydns applied all | events applied (skydns's count) | events/s applied | lag after the last ack | publish per revision p50 / p99 | problem |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, x := range bs {
-		rate := "—"
+		rate, publish := "—", "—"
 		if x.Applied > 0 {
-			rate = count(float64(x.Events) / x.Applied.Seconds())
+			rate = count(x.EventsApplied / x.Applied.Seconds())
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s |\n", x.Label, x.Events, x.Revisions,
-			x.Acked.Round(time.Millisecond), x.Applied.Round(time.Millisecond), rate,
-			(x.Applied - x.Acked).Round(time.Millisecond), valueOr(x.Problem, "—"))
+		if x.Publish.Count > 0 {
+			publish = roundDuration(x.Publish.Quantile(0.5)).String() + " / " + roundDuration(x.Publish.Quantile(0.99)).String()
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %.0f | %s | %s | %s | %s |\n", x.Label, x.Events, x.Revisions,
+			x.Acked.Round(time.Millisecond), x.Applied.Round(time.Millisecond), x.EventsApplied, rate,
+			(x.Applied - x.Acked).Round(time.Millisecond), publish, valueOr(x.Problem, "—"))
 	}
 	return b.String()
 }

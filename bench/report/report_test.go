@@ -126,26 +126,6 @@ func TestBreakdownTableHasAColumnPerServerWithOne(t *testing.T) {
 	}
 }
 
-func TestMemoryTableRelatesRSSOverTheBaseToRawBytes(t *testing.T) {
-	table := MemoryTable([]MemorySize{
-		{Services: 0, RSS: 20 << 20},
-		{Services: 10000, Keys: 20000, RawBytes: 2 << 20, RSS: 26 << 20, Peak: 27 << 20, HeapInuse: 4 << 20, CoreDNSRSS: 70 << 20, Sync: 123 * time.Millisecond},
-	})
-	line := lineOf(t, table, "| 10000 |")
-	for _, want := range []string{"| 2.0 |", "123ms", "26.0 (27.0)", "| 3.00 |", "| 70.0 |"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("memory line lacks %q:\n%s", want, line)
-		}
-	}
-}
-
-func TestBurstTableGivesTheApplyRate(t *testing.T) {
-	table := BurstTable([]Burst{{Label: "single puts", Events: 10000, Revisions: 10000, Acked: 900 * time.Millisecond, Applied: time.Second}})
-	if line := lineOf(t, table, "| single puts |"); !strings.Contains(line, "| 10k |") || !strings.Contains(line, "| 100ms |") {
-		t.Errorf("burst line:\n%s", line)
-	}
-}
-
 func TestVisibilityLine(t *testing.T) {
 	v := Visibility{Services: 50000, Samples: []time.Duration{time.Millisecond, 3 * time.Millisecond, 2 * time.Millisecond},
 		Acks: []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}}

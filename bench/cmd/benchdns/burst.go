@@ -31,13 +31,20 @@ func (b *bench) bursts(ctx context.Context, inst *instance) []report.Burst {
 func (b *bench) burst(ctx context.Context, inst *instance, label string, perTxn, writers int) report.Burst {
 	res := report.Burst{Label: label, Events: burstEvents, Revisions: burstEvents / perTxn}
 	kvs := burstRecords(fmt.Sprintf("burst%d", perTxn), burstEvents)
+	before, err := readApplyStats(ctx, inst)
 	start := time.Now()
-	rev, err := writeConcurrently(ctx, b.etcdClient(), kvs, perTxn, writers)
+	var rev int64
+	if err == nil {
+		rev, err = writeConcurrently(ctx, b.etcdClient(), kvs, perTxn, writers)
+	}
 	res.Acked = time.Since(start)
 	if err == nil {
 		err = atRevision(rev)(ctx, inst, 2*time.Minute)
 	}
 	res.Applied = time.Since(start)
+	if err == nil {
+		err = countApplied(ctx, inst, before, &res)
+	}
 	if err != nil {
 		res.Problem = err.Error()
 	}

@@ -103,7 +103,7 @@ func (b *bench) measureSkyDNS(ctx context.Context, n int, queries string, size *
 }
 
 // loadAndReadMemory runs dnsperf briefly against skydns and reads its
-// resident memory and Go heap.
+// resident memory, its Go heap and the time it took to publish its list.
 func (b *bench) loadAndReadMemory(ctx context.Context, inst *instance, queries string, size *report.MemorySize) error {
 	mem, err := b.afterLoad(ctx, inst, queries)
 	if err != nil {
@@ -115,6 +115,11 @@ func (b *bench) loadAndReadMemory(ctx context.Context, inst *instance, queries s
 		return err
 	}
 	size.HeapInuse = int64(heap)
+	stats, err := readApplyStats(ctx, inst)
+	if err != nil {
+		return err
+	}
+	size.ListPublish = stats.listPublish()
 	return nil
 }
 

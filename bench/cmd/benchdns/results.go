@@ -81,8 +81,7 @@ func (r results) memoryMarkdown() string {
 		b.WriteString(report.BurstTable(r.bursts) + "\n")
 	}
 	b.WriteString(report.VisibilityLine(r.visibility) + ".\n\n")
-	b.WriteString("Snapshot publish time: skydns exposes no metric for it; the write → answer latency above bounds it " +
-		"(etcd commit + watch delivery + apply + publish + one query).\n")
+	b.WriteString(report.PublishLine(r.sizes) + "\n")
 	return b.String()
 }
 
