@@ -3,6 +3,8 @@ package fastpath
 import (
 	"bytes"
 	"encoding/binary"
+	"sync"
+	"sync/atomic"
 )
 
 // Answers is where a Cache gets the packed answers it serves: the ordinary
@@ -52,24 +54,48 @@ type CacheConfig struct {
 	MaxUDPSize int
 	// MaxEntries bounds the answers kept (at least 1): a full cache is
 	// emptied before the next answer is kept, so a flood of names asked
-	// once cannot keep the names asked often out for long.
+	// once cannot keep the names asked often out for long. With a Store,
+	// the Store's bound applies.
 	MaxEntries int
+	// Store, if set, is where the answers are kept: Caches sharing a Store
+	// (one per socket) pack and keep each answer once. Without one the
+	// Cache has a Store of its own.
+	Store *Store
 	// Stats counts the answers served.
 	Stats *Shard
 }
 
 // Cache answers plain queries from packed answers, filled lazily from an
 // Answers source and kept across versions until a change touches what
-// they were made from. A Cache belongs to one goroutine.
+// they were made from. A Cache belongs to one goroutine; its Store may be
+// shared.
 type Cache struct {
-	cfg CacheConfig
+	cfg   CacheConfig
+	store *Store
+	key   []byte // scratch for the key of the query at hand
+}
 
-	version  uint64
+// Store is the packed answers one or more Caches keep, indexed by what
+// they were made from. It is safe for concurrent use.
+type Store struct {
+	maxEntries int
+	seen       atomic.Uint64 // version, readable without mu
+
+	mu       sync.Mutex          // guards the fields below
+	version  uint64              // the Answers version the entries are at
 	entries  map[string]entry    // by cache key: lower-cased wire name and type
 	deps     map[string][]string // name → keys of the entries made from it
 	volatile []string            // keys of the entries any change drops
 	refs     int                 // keys held in deps and volatile
-	key      []byte              // scratch for the key of the query at hand
+}
+
+// NewStore returns an empty Store at answers' current version that keeps
+// at most maxEntries answers (at least 1).
+func NewStore(answers Answers, maxEntries int) *Store {
+	s := &Store{maxEntries: max(maxEntries, 1), version: answers.Version()}
+	s.seen.Store(s.version)
+	s.reset()
+	return s
 }
 
 // entry is one cached answer.
@@ -79,17 +105,22 @@ type entry struct {
 	serialAt int32  // offset of the SOA serial to set to the version; 0: none
 }
 
-// NewCache returns an empty Cache.
+// NewCache returns a Cache, empty unless its Store holds answers.
 func NewCache(cfg CacheConfig) *Cache {
-	cfg.MaxEntries = max(cfg.MaxEntries, 1)
-	c := &Cache{cfg: cfg, version: cfg.Answers.Version(), key: make([]byte, 0, maxNameLen+2)}
-	c.reset()
-	return c
+	store := cfg.Store
+	if store == nil {
+		store = NewStore(cfg.Answers, cfg.MaxEntries)
+	}
+	return &Cache{cfg: cfg, store: store, key: make([]byte, 0, maxNameLen+2)}
 }
 
 // Len is the number of answers cached, including markers for names the
 // ordinary path answers.
-func (c *Cache) Len() int { return len(c.entries) }
+func (c *Cache) Len() int {
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	return len(c.store.entries)
+}
 
 // Reply appends the response to the query pkt to out[:0] and returns it.
 // ok is false when the ordinary path must answer pkt.
@@ -99,7 +130,7 @@ func (c *Cache) Reply(out, pkt []byte) (_ []byte, ok bool) {
 	if !ok {
 		return out, false
 	}
-	e, found := c.entries[string(key)]
+	e, version, found := c.store.get(key)
 	if !found {
 		e = c.fill(key, q.qtype)
 	}
@@ -110,10 +141,18 @@ func (c *Cache) Reply(out, pkt []byte) (_ []byte, ok bool) {
 	out = append(out[:0], e.wire[:n]...)
 	patch(out, pkt, q)
 	if e.serialAt > 0 {
-		binary.BigEndian.PutUint32(out[e.serialAt:], uint32(c.version))
+		binary.BigEndian.PutUint32(out[e.serialAt:], uint32(version))
 	}
 	c.cfg.Stats.add(e.stat)
 	return out, true
+}
+
+// get returns the entry of key and the version the store is at.
+func (s *Store) get(key []byte) (entry, uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, found := s.entries[string(key)]
+	return e, s.version, found
 }
 
 // size is how much of the entry answers q, and whether that fits the
@@ -141,9 +180,9 @@ func patch(out, pkt []byte, q query) {
 	}
 }
 
-// fill asks the source for the answer of key and caches it, or a marker
+// fill asks the source for the answer of key and stores it, or a marker
 // when the ordinary path must answer. An answer from another version than
-// the cache's is served but not kept.
+// the store's is served but not kept.
 func (c *Cache) fill(key []byte, qtype uint16) entry {
 	name := key[:len(key)-2]
 	c.cfg.Stats.fill()
@@ -155,27 +194,35 @@ func (c *Cache) fill(key []byte, qtype uint16) entry {
 			e.serialAt = int32(soaSerialAt(a.Wire))
 		}
 	}
-	if a.Version == c.version {
-		c.keep(string(key), e, a)
-	}
+	c.store.keep(key, e, a)
 	return e
 }
 
-// keep caches e under key, indexed by what it depends on.
-func (c *Cache) keep(key string, e entry, a Answer) {
-	if len(c.entries) >= c.cfg.MaxEntries || c.refs >= 4*c.cfg.MaxEntries {
-		c.reset()
+// keep stores e under key, indexed by what it depends on, if a is of the
+// store's version and no other Cache stored it meanwhile.
+func (s *Store) keep(key []byte, e entry, a Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.Version != s.version {
+		return
 	}
-	c.entries[key] = e
+	if _, dup := s.entries[string(key)]; dup {
+		return
+	}
+	if len(s.entries) >= s.maxEntries || s.refs >= 4*s.maxEntries {
+		s.reset()
+	}
+	k := string(key)
+	s.entries[k] = e
 	if a.Volatile {
-		c.volatile = append(c.volatile, key)
-		c.refs++
+		s.volatile = append(s.volatile, k)
+		s.refs++
 		return
 	}
 	for _, n := range a.Names {
-		c.deps[n] = append(c.deps[n], key)
+		s.deps[n] = append(s.deps[n], k)
 	}
-	c.refs += len(a.Names)
+	s.refs += len(a.Names)
 }
 
 // usable checks that wire is what Answers promises, so that patching it is

@@ -112,8 +112,8 @@ func TestTheDependencyIndexIsBounded(t *testing.T) {
 		changes.Record(v, v+1, []string{fmt.Sprintf("other%d.test.", v)}, false)
 		src.version = v + 1
 		c.Refresh()
-		if c.refs > 4*10+2 {
-			t.Fatalf("version %d: %d index references for %d entries", v, c.refs, c.Len())
+		if c.store.refs > 4*10+2 {
+			t.Fatalf("version %d: %d index references for %d entries", v, c.store.refs, c.Len())
 		}
 	}
 }

@@ -2,37 +2,48 @@ package fastpath
 
 import "strings"
 
-// Refresh brings the cache to the source's version, if it changed: the
-// answers made from names the new version changed (at or below them) are
-// dropped, and so are volatile ones; when the changes are not known,
-// everything is. Call it before each batch of queries.
+// Refresh brings the cache's store to the source's version, if it
+// changed: the answers made from names the new version changed (at or
+// below them) are dropped, and so are volatile ones; when the changes are
+// not known, everything is. Call it before each batch of queries; with a
+// shared store the first Cache to see a new version does the work.
 func (c *Cache) Refresh() {
 	v := c.cfg.Answers.Version()
-	if v == c.version {
+	if v == c.store.seen.Load() {
 		return
 	}
-	names, known := c.cfg.Changes.since(c.version, v)
-	c.version = v
+	c.store.refresh(v, c.cfg.Changes)
+}
+
+func (s *Store) refresh(v uint64, changes *Changes) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v == s.version {
+		return
+	}
+	names, known := changes.since(s.version, v)
+	s.version = v
+	s.seen.Store(v)
 	if !known {
-		c.reset()
+		s.reset()
 		return
 	}
-	c.drop(c.volatile)
-	c.refs -= len(c.volatile)
-	c.volatile = c.volatile[:0]
+	s.drop(s.volatile)
+	s.refs -= len(s.volatile)
+	s.volatile = s.volatile[:0]
 	for _, n := range names {
-		c.dropUnder(n)
+		s.dropUnder(n)
 	}
 }
 
 // dropUnder drops the entries made from name or from any name above it:
 // a record at name is also at or below each of those.
-func (c *Cache) dropUnder(name string) {
+func (s *Store) dropUnder(name string) {
 	for n := strings.ToLower(name); ; n = parentName(n) {
-		if keys, ok := c.deps[n]; ok {
-			c.drop(keys)
-			c.refs -= len(keys)
-			delete(c.deps, n)
+		if keys, ok := s.deps[n]; ok {
+			s.drop(keys)
+			s.refs -= len(keys)
+			delete(s.deps, n)
 		}
 		if n == "." {
 			return
@@ -43,20 +54,20 @@ func (c *Cache) dropUnder(name string) {
 // drop deletes the entries under keys. A key may be listed under a name
 // its entry no longer depends on (it was dropped and filled again): that
 // only costs a fill.
-func (c *Cache) drop(keys []string) {
+func (s *Store) drop(keys []string) {
 	for _, k := range keys {
-		delete(c.entries, k)
+		delete(s.entries, k)
 	}
 }
 
-// reset empties the cache.
-func (c *Cache) reset() {
-	if c.entries == nil {
-		c.entries, c.deps = map[string]entry{}, map[string][]string{}
+// reset empties the store.
+func (s *Store) reset() {
+	if s.entries == nil {
+		s.entries, s.deps = map[string]entry{}, map[string][]string{}
 	}
-	clear(c.entries)
-	clear(c.deps)
-	c.volatile, c.refs = c.volatile[:0], 0
+	clear(s.entries)
+	clear(s.deps)
+	s.volatile, s.refs = s.volatile[:0], 0
 }
 
 // parentName removes the first label of a fully qualified name; the

@@ -23,8 +23,8 @@ type Config struct {
 	// MaxUDPSize is the largest UDP answer, the size Answers' answers
 	// advertise.
 	MaxUDPSize int
-	// MaxEntries bounds each socket's cache (see CacheConfig; default
-	// DefaultMaxEntries).
+	// MaxEntries bounds the answers kept, one Store shared by the
+	// sockets' caches (see CacheConfig; default DefaultMaxEntries).
 	MaxEntries int
 	// Stats counts the answers, one shard per socket (default: a Stats of
 	// its own).
@@ -49,8 +49,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	cfg.defaults()
 	s := &Server{conns: cfg.Conns, fallback: newFallbackConn(cfg.Conns[0], &cfg.Stats.dropped), errs: make(chan error, len(cfg.Conns))}
+	store := NewStore(cfg.Answers, cfg.MaxEntries)
 	for _, conn := range cfg.Conns {
-		r, err := s.newReader(conn, cfg)
+		r, err := s.newReader(conn, cfg, store)
 		if err != nil {
 			return nil, err
 		}
@@ -81,14 +82,14 @@ func (c *Config) defaults() {
 	}
 }
 
-func (s *Server) newReader(conn *net.UDPConn, cfg Config) (*reader, error) {
+func (s *Server) newReader(conn *net.UDPConn, cfg Config, store *Store) (*reader, error) {
 	pktinfo, err := wantPacketInfo(conn)
 	if err != nil {
 		return nil, err
 	}
 	shard := cfg.Stats.NewShard(true)
 	cache := NewCache(CacheConfig{Answers: cfg.Answers, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
-		MaxEntries: cfg.MaxEntries, Stats: shard})
+		Store: store, Stats: shard})
 	return newReader(conn, cache, shard, s.fallback, cfg.MaxUDPSize, pktinfo, cfg.Logger), nil
 }
 
