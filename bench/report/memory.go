@@ -84,16 +84,13 @@ func durationOrDash(d time.Duration) string {
 	return roundDuration(d).String()
 }
 
-// roundDuration keeps about three significant digits.
+// roundDuration keeps three significant digits (at least 1 ns).
 func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	default:
-		return d.Round(100 * time.Nanosecond)
+	unit := time.Duration(1)
+	for d >= 1000*unit {
+		unit *= 10
 	}
+	return d.Round(unit)
 }
 
 func mb(n int64) string {

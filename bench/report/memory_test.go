@@ -64,3 +64,14 @@ func TestHistogramQuantileInterpolatesWithinTheBucket(t *testing.T) {
 		t.Error("an empty histogram has no quantile")
 	}
 }
+
+func TestRoundDurationKeepsThreeDigits(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		571742 * time.Microsecond: "572ms", 63061 * time.Microsecond: "63.1ms", 4812 * time.Nanosecond: "4.81µs",
+		2134 * time.Millisecond: "2.13s", 999 * time.Nanosecond: "999ns",
+	} {
+		if got := roundDuration(d).String(); got != want {
+			t.Errorf("roundDuration(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
