@@ -33,6 +33,11 @@ const (
 	metricTxns      = "kube2sky_etcd_txns_total"
 	metricFullCount = `kube2sky_reconcile_duration_seconds_count{scope="full"}`
 	metricFullSum   = `kube2sky_reconcile_duration_seconds_sum{scope="full"}`
+
+	metricProgramming  = "kube2sky_dns_programming_latency_seconds"
+	metricReconcile    = "kube2sky_reconcile_duration_seconds"
+	metricPublishCount = `skydns_snapshot_publish_seconds_count{update="watch"}`
+	metricPublishSum   = `skydns_snapshot_publish_seconds_sum{update="watch"}`
 )
 
 // BenchmarkKube2SkyAtScale measures kube2sky through the real kube-apiserver
@@ -60,6 +65,7 @@ type scaleRun struct {
 	b       *testing.B
 	cfg     scaleConfig
 	api     *harness.APIServer
+	apiEtcd *harness.Etcd
 	kube    kubernetes.Interface // unthrottled, protobuf
 	dnsEtcd *harness.Etcd
 	k2s     *harness.Kube2Sky
@@ -69,7 +75,8 @@ type scaleRun struct {
 // start runs kube-apiserver and the records etcd, and loads the objects.
 func (r *scaleRun) start() {
 	b := r.b
-	r.api = harness.StartAPIServer(b, harness.StartEtcd(b).Endpoint)
+	r.apiEtcd = harness.StartEtcd(b)
+	r.api = harness.StartAPIServer(b, r.apiEtcd.Endpoint)
 	r.dnsEtcd = harness.StartEtcd(b)
 	kube, err := fastClient(r.api.Config)
 	if err != nil {
@@ -191,13 +198,24 @@ func (r *scaleRun) churn() []*table {
 	b := r.b
 	start := time.Now()
 	sky := harness.StartSkyDNS(b, r.dnsEtcd.Endpoint)
+	var err error
 	skyReady := time.Since(start)
 	r.spotCheck(sky.DNSAddr)
-	before := r.metrics()
+	before, skyBefore := r.metrics(), r.skyMetrics(sky)
+	cpu := r.startCPUUse(sky)
+	ctx, stopWatch := context.WithCancel(b.Context())
+	stages := &churnStages{records: watchRecords(ctx, r.dnsEtcd.Client())}
+	if stages.api, err = watchAPI(ctx, r.kube); err != nil {
+		b.Fatal(err)
+	}
 	c := &churner{kube: r.kube, dnsAddr: sky.DNSAddr}
 	total := r.cfg.ChurnChanges()
 	results, issued := c.run(b.Context(), total, time.Second/time.Duration(r.cfg.ChurnRate))
-	after := r.metrics()
+	stopWatch()
+	<-stages.records.done
+	<-stages.api.done
+	cpuUsed := cpu.String()
+	after, skyAfter := r.metrics(), r.skyMetrics(sky)
 	skyMem, err := proc.ReadMemory(sky.Process.PID())
 	if err != nil {
 		b.Fatal(err)
@@ -206,31 +224,54 @@ func (r *scaleRun) churn() []*table {
 	t := &table{
 		title: fmt.Sprintf("3. Churn: %d changes/s for %v (%s changes), API write acknowledged → answer through skydns",
 			r.cfg.ChurnRate, r.cfg.ChurnDuration, fmtCount(total)),
-		header: []string{"changes", "count", "failures", "p50", "p90", "p99", "max", "API write p50 / p99"},
+		header: []string{"changes", "count", "failures", "p50", "p90", "p99", "max",
+			"of which ack → event at an API watcher, p50 / p99", "ack → records in etcd, p50 / p99", "API write p50 / p99"},
 	}
-	all := latencyRow(t, "**all**", results, func(churnResult) bool { return true })
+	all := latencyRow(t, "**all**", results, stages, func(churnResult) bool { return true })
 	for _, k := range churnKinds {
-		latencyRow(t, k.String(), results, func(res churnResult) bool { return res.kind == k })
+		latencyRow(t, k.String(), results, stages, func(res churnResult) bool { return res.kind == k })
 	}
 	b.ReportMetric(float64(all[0])/float64(time.Millisecond), "churn-p50-ms")
 	b.ReportMetric(float64(all[2])/float64(time.Millisecond), "churn-p99-ms")
 
+	delta := func(m, before harness.Metrics, series string) float64 { return m[series] - before[series] }
+	publishes := delta(skyAfter, skyBefore, metricPublishCount)
 	targets := &table{title: "3. Churn: targets and context", header: []string{"measure", "value", "target", "ratio", "verdict"}}
 	targets.add(row("**p50** API write acknowledged → DNS answer", fmtDuration(all[0]), targetCells(all[0], churnP50Target))...)
 	targets.add(row("**p99** API write acknowledged → DNS answer", fmtDuration(all[2]), targetCells(all[2], churnP99Target))...)
 	targets.add(row("changes not visible within "+churnDeadline.String()+" (or failed writes)", fmtCount(failures(results)), zeroCells(float64(failures(results))))...)
 	targets.add(row("rate reached (changes issued / time)", fmt.Sprintf("%.1f/s", float64(total)/issued.Seconds()), noTarget)...)
 	targets.add(row("kube2sky etcd Txns / records written during the churn", fmt.Sprintf("%s / %s",
-		fmtCount(after[metricTxns]-before[metricTxns]), fmtCount(after[metricWritten]-before[metricWritten])), noTarget)...)
+		fmtCount(delta(after, before, metricTxns)), fmtCount(delta(after, before, metricWritten))), noTarget)...)
+	published := "(skydns exposes no " + metricPublishCount + ")"
+	if _, ok := skyAfter[metricPublishCount]; ok {
+		published = fmt.Sprintf("%s, %s", fmtCount(publishes),
+			fmtDuration(time.Duration(delta(skyAfter, skyBefore, metricPublishSum)/max(publishes, 1)*float64(time.Second))))
+	}
+	targets.add(row("skydns snapshots published for watch events during the churn, mean publish time", published, noTarget)...)
+	for _, h := range []struct{ what, name, selector string }{
+		{"kube2sky: event received → records in etcd (`" + metricProgramming + "`)", metricProgramming, ""},
+		{"kube2sky: reconcile of one Service (`" + metricReconcile + "{scope=\"service\"}`)", metricReconcile, `scope="service"`},
+	} {
+		targets.add(row(h.what+", p50 / p99 bucket", fmtBucket(histogramQuantile(before, after, h.name, h.selector, 0.5))+" / "+
+			fmtBucket(histogramQuantile(before, after, h.name, h.selector, 0.99)), noTarget)...)
+	}
+	targets.add(row("CPU time during the churn (from its start until the last change is seen)", cpuUsed, noTarget)...)
 	targets.add(row("skydns start → ready (lists every record)", fmtDuration(skyReady), noTarget)...)
 	targets.add(row("skydns RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(skyMem.RSS)+" / "+fmtMB(skyMem.Peak), noTarget)...)
 	return []*table{t, targets}
 }
 
+// churnStages are the watches that time the stages of each change.
+type churnStages struct {
+	api     *firstSeen // an API watch delivered the object's event
+	records *firstSeen // the records changed in etcd
+}
+
 // latencyRow adds the row of the results that match and returns its p50,
 // p90, p99 and max.
-func latencyRow(t *table, name string, results []churnResult, match func(churnResult) bool) []time.Duration {
-	var visible, writes []time.Duration
+func latencyRow(t *table, name string, results []churnResult, stages *churnStages, match func(churnResult) bool) []time.Duration {
+	var visible, atWatcher, inEtcd, writes []time.Duration
 	failed := 0
 	for _, res := range results {
 		if !match(res) {
@@ -242,12 +283,23 @@ func latencyRow(t *table, name string, results []churnResult, match func(churnRe
 			continue
 		}
 		visible = append(visible, res.visible)
+		if d, ok := stages.api.since(res); ok {
+			atWatcher = append(atWatcher, d)
+		}
+		if d, ok := stages.records.since(res); ok {
+			inEtcd = append(inEtcd, d)
+		}
 	}
 	p := percentiles(visible, 50, 90, 99, 100)
-	w := percentiles(writes, 50, 99)
 	t.add(name, fmtCount(len(writes)), fmtCount(failed), fmtDuration(p[0]), fmtDuration(p[1]), fmtDuration(p[2]), fmtDuration(p[3]),
-		fmtDuration(w[0])+" / "+fmtDuration(w[1]))
+		p50p99(atWatcher), p50p99(inEtcd), p50p99(writes))
 	return p
+}
+
+// p50p99 prints "p50 / p99" of latencies.
+func p50p99(latencies []time.Duration) string {
+	p := percentiles(latencies, 50, 99)
+	return fmtDuration(p[0]) + " / " + fmtDuration(p[1])
 }
 
 func failures(results []churnResult) int {
@@ -286,6 +338,54 @@ func (r *scaleRun) logTime(msg string) time.Time {
 		r.b.Fatal(err)
 	}
 	return t
+}
+
+// skyMetrics scrapes skydns's /metrics.
+func (r *scaleRun) skyMetrics(sky *harness.SkyDNS) harness.Metrics {
+	m, err := sky.Metrics()
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	return m
+}
+
+// cpuUse is the CPU time processes have used since startCPUUse.
+type cpuUse struct {
+	b     *testing.B
+	names []string
+	pids  []int
+	start []time.Duration
+}
+
+// startCPUUse samples the CPU time of every server of the run, and of this
+// process (the load generator and the DNS pollers).
+func (r *scaleRun) startCPUUse(sky *harness.SkyDNS) *cpuUse {
+	u := &cpuUse{b: r.b, names: []string{"kube2sky", "skydns", "kube-apiserver", "API etcd", "records etcd", "benchmark"},
+		pids: []int{r.k2s.Process.PID(), sky.Process.PID(), r.api.Process.PID(), r.apiEtcd.Process.PID(), r.dnsEtcd.Process.PID(), os.Getpid()}}
+	u.start = u.sample()
+	return u
+}
+
+func (u *cpuUse) sample() []time.Duration {
+	out := make([]time.Duration, len(u.pids))
+	for i, pid := range u.pids {
+		d, err := proc.CPUTime(pid)
+		if err != nil {
+			u.b.Fatalf("CPU time of %s: %v", u.names[i], err)
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// String lists each process's CPU time since the start.
+func (u *cpuUse) String() string {
+	now := u.sample()
+	parts := make([]string, len(now))
+	for i := range now {
+		parts[i] = u.names[i] + " " + fmtDuration(now[i]-u.start[i])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // metrics scrapes kube2sky's /metrics.

@@ -3,14 +3,18 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesky/kubesky/integration/harness"
@@ -56,6 +60,8 @@ type dnsCheck struct {
 // churnResult is what one change measured.
 type churnResult struct {
 	kind    churnKind
+	service string        // the Service changed (each change has its own)
+	acked   time.Time     // when the API acknowledged the write
 	write   time.Duration // the API request's round trip
 	visible time.Duration // from the acknowledgement to the first answer showing it
 	err     error         // the write failed, or the answer never showed it
@@ -90,25 +96,28 @@ func (c *churner) change(ctx context.Context, m int) churnResult {
 	kind := churnKinds[m%len(churnKinds)]
 	r := churnResult{kind: kind}
 	begin := time.Now()
-	check, err := c.write(ctx, kind, m)
-	acked := time.Now()
-	r.write = acked.Sub(begin)
+	check, err := c.write(ctx, kind, m, &r.service)
+	r.acked = time.Now()
+	r.write = r.acked.Sub(begin)
 	if err != nil {
 		r.err = err
 		return r
 	}
 	seen, err := awaitAnswer(ctx, c.dnsAddr, check)
-	r.visible, r.err = seen.Sub(acked), err
+	r.visible, r.err = seen.Sub(r.acked), err
 	return r
 }
 
-// write makes the API request of change m and returns how to see it.
-func (c *churner) write(ctx context.Context, kind churnKind, m int) (dnsCheck, error) {
+// write makes the API request of change m, sets the name of the Service
+// it changes, and returns how to see it.
+func (c *churner) write(ctx context.Context, kind churnKind, m int, service *string) (dnsCheck, error) {
 	if kind == churnCreate {
+		*service = churnServiceName(m)
 		return c.createService(ctx, m)
 	}
 	i := int(c.next.Add(1) - 1)
 	name := scaleServiceName(i)
+	*service = name
 	svcName := name + "." + scaleNamespace + ".svc.cluster.local."
 	switch kind {
 	case churnMove:
@@ -130,7 +139,7 @@ func (c *churner) write(ctx context.Context, kind churnKind, m int) (dnsCheck, e
 // createService creates ClusterIP Service c-<m> with a named port.
 func (c *churner) createService(ctx context.Context, m int) (dnsCheck, error) {
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c-%05d", m), Namespace: scaleNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: churnServiceName(m), Namespace: scaleNamespace},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: scalePortName, Port: 80}}},
 	}
 	created, err := c.kube.CoreV1().Services(scaleNamespace).Create(ctx, svc, metav1.CreateOptions{})
@@ -141,6 +150,9 @@ func (c *churner) createService(ctx context.Context, m int) (dnsCheck, error) {
 	qname := created.Name + "." + scaleNamespace + ".svc.cluster.local."
 	return dnsCheck{qname, dns.TypeA, func(msg *dns.Msg) bool { return answerHolds(msg, ip) }}, nil
 }
+
+// churnServiceName names the Service change m creates.
+func churnServiceName(m int) string { return fmt.Sprintf("c-%05d", m) }
 
 func (c *churner) patchSlice(ctx context.Context, name, patch string) error {
 	_, err := c.kube.DiscoveryV1().EndpointSlices(scaleNamespace).Patch(ctx, name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{})
@@ -179,4 +191,96 @@ func awaitAnswer(ctx context.Context, addr string, check dnsCheck) (time.Time, e
 		case <-tick.C:
 		}
 	}
+}
+
+// firstSeen notes when something happened first to each Service of
+// scaleNamespace, as seen by a watch.
+type firstSeen struct {
+	mu    sync.Mutex
+	first map[string]time.Time
+	done  chan struct{} // closed when the watch has ended
+}
+
+func newFirstSeen() *firstSeen {
+	return &firstSeen{first: map[string]time.Time{}, done: make(chan struct{})}
+}
+
+func (f *firstSeen) note(service string, t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, seen := f.first[service]; !seen {
+		f.first[service] = t
+	}
+}
+
+// since returns how long after the change's acknowledgement its Service
+// was first seen, and false when it was not.
+func (f *firstSeen) since(r churnResult) (time.Duration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.first[r.service]
+	return t.Sub(r.acked), ok
+}
+
+// watchRecords notes when the forward records of each Service first change
+// in etcd (kube2sky's Txn seen by a watcher), until ctx ends.
+func watchRecords(ctx context.Context, etcd *clientv3.Client) *firstSeen {
+	f := newFirstSeen()
+	prefix := "/skydns/local/cluster/svc/" + scaleNamespace + "/"
+	events := etcd.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix())
+	go func() {
+		defer close(f.done)
+		for resp := range events {
+			now := time.Now()
+			for _, ev := range resp.Events {
+				service, _, _ := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), prefix), "/")
+				f.note(service, now)
+			}
+		}
+	}()
+	return f
+}
+
+// watchAPI notes when a watch of the API server first delivers an event of
+// each Service or its EndpointSlice (of the same name), until ctx ends: the
+// delay kube2sky's informers cannot beat.
+func watchAPI(ctx context.Context, kube kubernetes.Interface) (*firstSeen, error) {
+	f := newFirstSeen()
+	// Watch from now on: a list's resource version, else every existing
+	// object comes first as an ADDED event.
+	list, err := kube.CoreV1().Services(scaleNamespace).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	from := metav1.ListOptions{ResourceVersion: list.ResourceVersion}
+	services, err := kube.CoreV1().Services(scaleNamespace).Watch(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	slices, err := kube.DiscoveryV1().EndpointSlices(scaleNamespace).Watch(ctx, from)
+	if err != nil {
+		services.Stop()
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, w := range []watch.Interface{services, slices} {
+		wg.Go(func() {
+			defer w.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case ev, ok := <-w.ResultChan():
+					if !ok {
+						return
+					}
+					if obj, err := meta.Accessor(ev.Object); err == nil {
+						f.note(obj.GetName(), time.Now())
+					}
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(f.done) }()
+	return f, nil
 }

@@ -1,10 +1,16 @@
 package integration
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubesky/kubesky/integration/harness"
 )
 
 // table is a Markdown table under a heading.
@@ -69,6 +75,8 @@ func row(name, value string, target []string) []string {
 // that suits it.
 func fmtDuration(d time.Duration) string {
 	switch {
+	case d < 0:
+		return "−" + fmtDuration(-d)
 	case d >= time.Second:
 		return fmt.Sprintf("%.3g s", d.Seconds())
 	case d >= time.Millisecond:
@@ -129,4 +137,50 @@ func slogTime(line string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("log line %q has no time= attribute", line)
+}
+
+// leLabel finds a histogram bucket's upper bound in its series.
+var leLabel = regexp.MustCompile(`le="([^"]+)"`)
+
+// histogramQuantile returns the upper bound of the bucket that holds the
+// q-quantile (0 < q ≤ 1) of what the Prometheus histogram name observed
+// between two scrapes, over its series whose labels contain selector (""
+// for all), and false when it observed nothing.
+func histogramQuantile(before, after harness.Metrics, name, selector string, q float64) (float64, bool) {
+	type bucket struct{ le, count float64 }
+	var buckets []bucket
+	for series, v := range after {
+		rest, ok := strings.CutPrefix(series, name+"_bucket{")
+		m := leLabel.FindStringSubmatch(rest)
+		if !ok || m == nil || !strings.Contains(rest, selector) {
+			continue
+		}
+		le, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			continue
+		}
+		buckets = append(buckets, bucket{le, v - before[series]})
+	}
+	slices.SortFunc(buckets, func(a, b bucket) int { return cmp.Compare(a.le, b.le) })
+	if len(buckets) == 0 || buckets[len(buckets)-1].count == 0 {
+		return 0, false
+	}
+	want := q * buckets[len(buckets)-1].count
+	for _, b := range buckets {
+		if b.count >= want {
+			return b.le, true
+		}
+	}
+	return math.Inf(1), true
+}
+
+// fmtBucket prints a bucket bound in seconds as "≤ <duration>".
+func fmtBucket(le float64, ok bool) string {
+	switch {
+	case !ok:
+		return "—"
+	case math.IsInf(le, 1):
+		return "> the largest bucket"
+	}
+	return "≤ " + fmtDuration(time.Duration(le*float64(time.Second)))
 }

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +137,32 @@ func TestPercentilesOfNothingAreZero(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	if p := percentiles([]time.Duration{ms(3), ms(1), ms(2), ms(4)}, 50, 100); p[0] != ms(2) || p[1] != ms(4) {
 		t.Fatalf("percentiles = %v, want 2ms 4ms", p)
+	}
+}
+
+func TestHistogramQuantileFindsTheBucketOfTheChange(t *testing.T) {
+	before := map[string]float64{
+		`h_bucket{scope="service",le="0.005"}`: 10, `h_bucket{scope="service",le="0.02"}`: 10, `h_bucket{scope="service",le="+Inf"}`: 10,
+	}
+	after := map[string]float64{
+		`h_bucket{scope="service",le="0.005"}`: 100, `h_bucket{scope="service",le="0.02"}`: 108, `h_bucket{scope="service",le="+Inf"}`: 110,
+		`h_bucket{scope="full",le="0.005"}`: 0, `h_bucket{scope="full",le="0.02"}`: 0, `h_bucket{scope="full",le="+Inf"}`: 50,
+	}
+	for _, tc := range []struct {
+		q    float64
+		want float64
+	}{{0.5, 0.005}, {0.9, 0.005}, {0.95, 0.02}, {0.99, math.Inf(1)}} {
+		if got, ok := histogramQuantile(before, after, "h", `scope="service"`, tc.q); !ok || got != tc.want {
+			t.Errorf("q%v = %v, %v; want %v", tc.q, got, ok, tc.want)
+		}
+	}
+	if _, ok := histogramQuantile(after, after, "h", `scope="service"`, 0.5); ok {
+		t.Error("no observations between the scrapes: want false")
+	}
+	if got := fmtDuration(-1500 * time.Microsecond); got != "−1.5 ms" {
+		t.Errorf("fmtDuration(-1.5ms) = %q", got)
+	}
+	if got := fmtBucket(0.005, true); got != "≤ 5 ms" {
+		t.Errorf("fmtBucket = %q", got)
 	}
 }
