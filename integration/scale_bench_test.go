@@ -428,7 +428,7 @@ func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
 	fmt.Fprintf(&doc, "%s, %v. Command: `make bench-kube2sky-scale` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
 		"%s=%d %s=%d %s=%v %s=%v.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second),
 		envScaleServices, r.cfg.Services, envScaleChurnRate, r.cfg.ChurnRate, envScaleChurnDuration, r.cfg.ChurnDuration, envScaleResync, r.cfg.Resync)
-	fmt.Fprintf(&doc, "Machine: %s at the start, %s at the end; kube2sky %s; kube-apiserver %s.\n\n",
+	fmt.Fprintf(&doc, "Machine: %s at the start, %s at the end; %s; kube-apiserver %s.\n\n",
 		machineNote(loadBefore), loadAverage(), binaryVersion("kube2sky"), binaryVersion("kube-apiserver"))
 	doc.WriteString(body.String())
 	if err := os.MkdirAll(filepath.Dir(r.cfg.Out), 0o755); err != nil {

@@ -1,6 +1,6 @@
 # kube2sky at scale through the real kube-apiserver (issue 5): BenchmarkKube2SkyAtScale in
 # integration/ loads 10k headless Services with 50k endpoints, then times kube2sky's initial sync,
-# a steady resync and 100 changes/s for 60 s seen through skydns. About 4 minutes; the tables go
+# a steady resync and 100 changes/s for 60 s seen through skydns. About 2 minutes; the tables go
 # to stdout and bench/results/kube2sky.md. See docs/bench-kube2sky.md.
 #
 # (mk/kube2sky.mk's bench-kube2sky is kube2sky's own Go micro-benchmarks, on an embedded etcd.)
@@ -10,5 +10,5 @@ export KUBESKY_SCALE_SERVICES KUBESKY_SCALE_CHURN_RATE KUBESKY_SCALE_CHURN_DURAT
 
 .PHONY: bench-kube2sky-scale
 
-bench-kube2sky-scale: build tools ## kube2sky via the real kube-apiserver: 10k Services sync, resync, churn→skydns (~4 min; KUBESKY_SCALE_CHURN_DURATION=10s to shorten)
+bench-kube2sky-scale: build tools ## kube2sky via the real kube-apiserver: 10k Services sync, resync, churn→skydns (~2 min; KUBESKY_SCALE_CHURN_DURATION=10s to shorten)
 	$(GO) test -count=1 -timeout 15m -run '^$$' -bench '^BenchmarkKube2SkyAtScale$$' -benchtime 1x ./integration/
