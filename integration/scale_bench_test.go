@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +36,14 @@ const (
 	metricFullCount = `kube2sky_reconcile_duration_seconds_count{scope="full"}`
 	metricFullSum   = `kube2sky_reconcile_duration_seconds_sum{scope="full"}`
 
-	metricProgramming  = "kube2sky_dns_programming_latency_seconds"
-	metricReconcile    = "kube2sky_reconcile_duration_seconds"
-	metricPublishCount = `skydns_snapshot_publish_seconds_count{update="watch"}`
-	metricPublishSum   = `skydns_snapshot_publish_seconds_sum{update="watch"}`
+	metricProgramming   = "kube2sky_dns_programming_latency_seconds"
+	metricReconcile     = "kube2sky_reconcile_duration_seconds"
+	metricGCCount       = "go_gc_duration_seconds_count"
+	metricHeapInUse     = "go_memstats_heap_inuse_bytes"
+	metricEtcdCommit    = "etcd_disk_backend_commit_duration_seconds"
+	metricEtcdSlowApply = "etcd_server_slow_apply_total"
+	metricPublishCount  = `skydns_snapshot_publish_seconds_count{update="watch"}`
+	metricPublishSum    = `skydns_snapshot_publish_seconds_sum{update="watch"}`
 )
 
 // BenchmarkKube2SkyAtScale measures kube2sky through the real kube-apiserver
@@ -201,7 +207,7 @@ func (r *scaleRun) churn() []*table {
 	var err error
 	skyReady := time.Since(start)
 	r.spotCheck(sky.DNSAddr)
-	before, skyBefore := r.metrics(), r.skyMetrics(sky)
+	before, skyBefore, etcdBefore := r.metrics(), r.skyMetrics(sky), r.etcdMetrics()
 	cpu := r.startCPUUse(sky)
 	ctx, stopWatch := context.WithCancel(b.Context())
 	stages := &churnStages{records: watchRecords(ctx, r.dnsEtcd.Client())}
@@ -215,7 +221,7 @@ func (r *scaleRun) churn() []*table {
 	<-stages.records.done
 	<-stages.api.done
 	cpuUsed := cpu.String()
-	after, skyAfter := r.metrics(), r.skyMetrics(sky)
+	after, skyAfter, etcdAfter := r.metrics(), r.skyMetrics(sky), r.etcdMetrics()
 	skyMem, err := proc.ReadMemory(sky.Process.PID())
 	if err != nil {
 		b.Fatal(err)
@@ -256,6 +262,10 @@ func (r *scaleRun) churn() []*table {
 		targets.add(row(h.what+", p50 / p99 bucket", fmtBucket(histogramQuantile(before, after, h.name, h.selector, 0.5))+" / "+
 			fmtBucket(histogramQuantile(before, after, h.name, h.selector, 0.99)), noTarget)...)
 	}
+	targets.add(row("kube2sky Go GC cycles during the churn; heap in use at the end", fmt.Sprintf("%s; %s",
+		fmtCount(delta(after, before, metricGCCount)), fmtMB(int64(after[metricHeapInUse]))), noTarget)...)
+	targets.add(row("records etcd: backend commit p99 bucket; applies slower than 100 ms", fmtBucket(histogramQuantile(etcdBefore, etcdAfter,
+		metricEtcdCommit, "", 0.99))+"; "+fmtCount(delta(etcdAfter, etcdBefore, metricEtcdSlowApply)), noTarget)...)
 	targets.add(row("CPU time during the churn (from its start until the last change is seen)", cpuUsed, noTarget)...)
 	targets.add(row("skydns start → ready (lists every record)", fmtDuration(skyReady), noTarget)...)
 	targets.add(row("skydns RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(skyMem.RSS)+" / "+fmtMB(skyMem.Peak), noTarget)...)
@@ -345,6 +355,24 @@ func (r *scaleRun) skyMetrics(sky *harness.SkyDNS) harness.Metrics {
 	m, err := sky.Metrics()
 	if err != nil {
 		r.b.Fatal(err)
+	}
+	return m
+}
+
+// etcdMetrics scrapes the records etcd's /metrics.
+func (r *scaleRun) etcdMetrics() harness.Metrics {
+	resp, err := http.Get(r.dnsEtcd.Endpoint + "/metrics")
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	m, err := harness.ParseMetrics(string(body))
+	if err != nil {
+		r.b.Fatalf("records etcd /metrics: %v", err)
 	}
 	return m
 }
