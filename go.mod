@@ -3,7 +3,7 @@ module github.com/kubesky/kubesky
 go 1.26.8
 
 require (
-	github.com/hashicorp/go-immutable-radix/v2 v2.1.0
+	github.com/benbjohnson/immutable v0.4.3
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/miekg/dns v1.1.72
 	github.com/prometheus/client_golang v1.25.0
@@ -85,6 +85,7 @@ require (
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/exp v0.0.0-20230522175609-2e198f4a06a1 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/term v0.47.0 // indirect

@@ -13,13 +13,13 @@ import (
 // Categories are where a Go DNS server's instructions go, in the order
 // tables list them. Category names one for a source file.
 var Categories = []string{
-	CatSkyDNS, CatRadix, CatMiekg, CatStack, CatGC, CatAlloc, CatNet, CatRuntime, CatOther,
+	CatSkyDNS, CatTree, CatMiekg, CatStack, CatGC, CatAlloc, CatNet, CatRuntime, CatOther,
 }
 
 // The categories.
 const (
 	CatSkyDNS  = "this module's code (skydns: resolver, snapshot, server; or the fixed handler)"
-	CatRadix   = "immutable radix tree"
+	CatTree    = "snapshot tree (benbjohnson/immutable)"
 	CatMiekg   = "miekg/dns (unpack, pack, serve loop)"
 	CatStack   = "goroutine stack growth (copystack, unwinding)"
 	CatGC      = "garbage collection"
@@ -34,7 +34,7 @@ var categoryRules = []struct {
 	cat     string
 }{
 	{regexp.MustCompile(`kubesky/kubesky/`), CatSkyDNS},
-	{regexp.MustCompile(`go-immutable-radix`), CatRadix},
+	{regexp.MustCompile(`benbjohnson/immutable`), CatTree},
 	{regexp.MustCompile(`miekg/dns`), CatMiekg},
 	{regexp.MustCompile(`(^|/)runtime/(symtab|stack|traceback|stkframe|preempt)\.go$`), CatStack},
 	{regexp.MustCompile(`(^|/)runtime/(mgc|mbitmap|mspanset|mheap|mcentral|mcache|mwbbuf|mfinal|mprof)|internal/runtime/gc/`), CatGC},

@@ -127,9 +127,9 @@ func TestControlFailsForAProcessNotUnderCallgrind(t *testing.T) {
 
 func TestCategoryPutsFilesWhereTheirCostBelongs(t *testing.T) {
 	cases := map[string]string{
-		"./github.com/kubesky/kubesky/skydns/snapshot/lookup.go":      CatSkyDNS,
-		"./github.com/hashicorp/go-immutable-radix/v2@v2.1.0/node.go": CatRadix,
-		"/root/go/pkg/mod/github.com/miekg/dns@v1.1.72/msg.go":        CatMiekg,
+		"./github.com/kubesky/kubesky/skydns/snapshot/lookup.go": CatSkyDNS,
+		"./github.com/benbjohnson/immutable@v0.4.3/immutable.go": CatTree,
+		"/root/go/pkg/mod/github.com/miekg/dns@v1.1.72/msg.go":   CatMiekg,
 		"./runtime/symtab.go":                CatStack,
 		"/usr/local/go/src/runtime/stack.go": CatStack,
 		"./runtime/mgcmark_greenteagc.go":    CatGC,

@@ -7,11 +7,12 @@
 //
 // # Tree layout
 //
-// The records live in a persistent radix tree
-// (github.com/hashicorp/go-immutable-radix/v2). The tree key is the etcd key
-// relative to the prefix, with a "/" appended, so that one prefix walk finds a
-// name's own record and everything below it, and nothing of a sibling that
-// merely shares leading characters:
+// The records live in a persistent sorted map, a copy-on-write B+tree
+// (github.com/benbjohnson/immutable's SortedMap) ordered bytewise by tree key.
+// The tree key is the etcd key relative to the prefix, with a "/" appended,
+// so that the keys at or below a name are next to each other: one seek and a
+// walk while the prefix holds finds a name's own record and everything below
+// it, and nothing of a sibling that merely shares leading characters:
 //
 //	etcd key                                  tree key
 //	/skydns/local/cluster/svc/default/web     local/cluster/svc/default/web/
@@ -19,5 +20,7 @@
 //	/skydns/local/cluster/svc/default/webx/b  local/cluster/svc/default/webx/b/   (not under "web/")
 //
 // The tree stores a compact value per record (see value): no copy of the
-// etcd key, which Entry.Key rebuilds from the tree key on demand.
+// etcd key, which Entry.Key rebuilds from the tree key on demand. A full list
+// is built in place with the library's builder; a watch update copies only
+// the nodes on the paths of the keys it changes.
 package snapshot

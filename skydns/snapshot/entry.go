@@ -1,8 +1,8 @@
 package snapshot
 
 import (
-	"bytes"
 	"net"
+	"strings"
 
 	"github.com/kubesky/kubesky/etcdstore"
 )
@@ -19,16 +19,16 @@ type Entry struct {
 	IP net.IP
 
 	prefix  string // the snapshot's prefix, without a trailing "/"
-	treeKey []byte // shared with the tree: never modified
+	treeKey string // shared with the tree
 }
 
 // Key is the full etcd key, prefix included. It is built on each call.
 func (e *Entry) Key() string {
-	return e.prefix + "/" + string(e.treeKey[:len(e.treeKey)-1])
+	return e.prefix + "/" + e.treeKey[:len(e.treeKey)-1]
 }
 
 // Depth is the number of labels of the key below the prefix.
-func (e *Entry) Depth() int { return bytes.Count(e.treeKey, slash) }
+func (e *Entry) Depth() int { return strings.Count(e.treeKey, "/") }
 
 // value is what the tree stores for one record: 64 bytes, with no copy of
 // the key (the tree holds it) and the small fields packed. Text and Group,
@@ -57,7 +57,7 @@ func newValue(r etcdstore.Record, ip net.IP) value {
 }
 
 // entry unpacks v, stored at treeKey, for a caller.
-func (s *Snapshot) entry(treeKey []byte, v value) Entry {
+func (s *Snapshot) entry(treeKey string, v value) Entry {
 	e := Entry{IP: v.ip, prefix: s.prefix, treeKey: treeKey, Record: etcdstore.Record{
 		Host: v.host, Port: int(v.port), Priority: int(v.priority), Weight: int(v.weight),
 		Mail: v.mail, TTL: v.ttl, TargetStrip: int(v.targetStrip)}}

@@ -23,7 +23,7 @@ func (s *Snapshot) AppendLookup(dst []Entry, name string) []Entry {
 		return dst
 	}
 	defer q.release()
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, v value) bool {
+	s.walkPrefix(q.literal(), func(k string, v value) bool {
 		if q.matches(k) {
 			dst = append(dst, s.entry(k, v))
 		}
@@ -46,16 +46,17 @@ func (s *Snapshot) AppendExact(dst []Entry, name string) []Entry {
 	}
 	defer q.release()
 	if !q.star {
-		// LongestPrefix, unlike Get, gives the tree's own copy of the key,
-		// which the entry may keep (q.key goes back to the pool).
-		if k, v, found := s.tree.Root().LongestPrefix(q.key); found && len(k) == len(q.key) {
+		// The entry keeps the key: a string of its own, not q.key, which
+		// goes back to the pool.
+		k := string(q.key)
+		if v, found := s.tree.Get(k); found {
 			dst = append(dst, s.entry(k, v))
 		}
 		return dst
 	}
 	depth := bytes.Count(q.key, slash)
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, v value) bool {
-		if q.matches(k) && bytes.Count(k, slash) == depth {
+	s.walkPrefix(q.literal(), func(k string, v value) bool {
+		if q.matches(k) && strings.Count(k, "/") == depth {
 			dst = append(dst, s.entry(k, v))
 		}
 		return false
@@ -73,11 +74,26 @@ func (s *Snapshot) Exists(name string) bool {
 	}
 	defer q.release()
 	found := false
-	s.tree.Root().WalkPrefix(q.literal(), func(k []byte, _ value) bool {
+	s.walkPrefix(q.literal(), func(k string, _ value) bool {
 		found = q.matches(k)
 		return found // stops the walk
 	})
 	return found
+}
+
+// walkPrefix calls fn, in key order, for every record whose tree key starts
+// with prefix, until fn returns true. Keys sharing a prefix are next to
+// each other in the tree's order, so the walk seeks to the first and stops
+// at the first that does not share it.
+func (s *Snapshot) walkPrefix(prefix []byte, fn func(k string, v value) bool) {
+	it := s.tree.Iterator()
+	it.Seek(string(prefix))
+	for !it.Done() {
+		k, v, _ := it.Next()
+		if !strings.HasPrefix(k, string(prefix)) || fn(k, v) {
+			return
+		}
+	}
 }
 
 var slash = []byte{'/'}
@@ -142,17 +158,17 @@ func (q *query) literal() []byte { return q.key[:q.litLen] }
 
 // matches reports whether tree key k is at or below the query's key, a
 // wildcard label matching any one label of k.
-func (q *query) matches(k []byte) bool {
+func (q *query) matches(k string) bool {
 	if !q.star {
-		return bytes.HasPrefix(k, q.key)
+		return strings.HasPrefix(k, string(q.key))
 	}
 	p := q.key
 	for len(p) > 0 {
-		pi, ki := bytes.IndexByte(p, '/'), bytes.IndexByte(k, '/')
+		pi, ki := bytes.IndexByte(p, '/'), strings.IndexByte(k, '/')
 		if ki < 0 {
 			return false
 		}
-		if seg := p[:pi]; !isWildcardBytes(seg) && !bytes.Equal(seg, k[:ki]) {
+		if seg := p[:pi]; !isWildcardBytes(seg) && string(seg) != k[:ki] {
 			return false
 		}
 		p, k = p[pi+1:], k[ki+1:]

@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
-	iradix "github.com/hashicorp/go-immutable-radix/v2"
+	"github.com/benbjohnson/immutable"
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore"
@@ -17,12 +17,22 @@ import (
 type Snapshot struct {
 	prefix   string // without a trailing "/"
 	revision int64
-	tree     *iradix.Tree[value]
+	tree     *immutable.SortedMap[string, value]
+}
+
+// keyOrder orders tree keys bytewise, so that the keys at or below one tree
+// key are next to each other (see the package doc).
+type keyOrder struct{}
+
+func (keyOrder) Compare(a, b string) int { return strings.Compare(a, b) }
+
+func emptyTree() *immutable.SortedMap[string, value] {
+	return immutable.NewSortedMap[string, value](keyOrder{})
 }
 
 // Empty returns a snapshot of prefix with no records, at revision 0.
 func Empty(prefix string) *Snapshot {
-	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), tree: iradix.New[value]()}
+	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), tree: emptyTree()}
 }
 
 // Revision is the etcd revision the snapshot reflects.
@@ -43,49 +53,74 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 // contract). The cost is proportional to the number of events, not to the
 // size of the snapshot.
 func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
+	var errs []error
 	tree := s.tree
 	if u.Full {
-		tree = iradix.New[value]()
-	}
-	txn := tree.Txn()
-	var errs []error
-	for _, ev := range u.Events {
-		if err := s.applyEvent(txn, ev); err != nil {
-			errs = append(errs, err)
+		tree, errs = s.build(u.Events)
+	} else {
+		for _, ev := range u.Events {
+			var err error
+			if tree, err = s.applyEvent(tree, ev); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
-	return &Snapshot{prefix: s.prefix, revision: u.Revision, tree: txn.CommitOnly()}, errs
+	return &Snapshot{prefix: s.prefix, revision: u.Revision, tree: tree}, errs
 }
 
-func (s *Snapshot) applyEvent(txn *iradix.Txn[value], ev etcdstore.Event) error {
-	tk, ok := s.treeKey(ev.Key)
-	if !ok {
-		return nil
+// build makes a tree from a full list, in place, with no copies.
+func (s *Snapshot) build(events []etcdstore.Event) (*immutable.SortedMap[string, value], []error) {
+	b := immutable.NewSortedMapBuilder[string, value](keyOrder{})
+	var errs []error
+	for _, ev := range events {
+		tk, v, err := s.decodeEvent(ev)
+		if err != nil {
+			errs = append(errs, err)
+		} else if tk != "" && ev.Type != etcdstore.Delete {
+			b.Set(tk, v)
+		}
 	}
-	if ev.Type == etcdstore.Delete {
-		txn.Delete(tk)
-		return nil
+	return b.Map(), errs
+}
+
+// applyEvent returns tree with one event applied; tree is not changed.
+func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev etcdstore.Event) (*immutable.SortedMap[string, value], error) {
+	tk, v, err := s.decodeEvent(ev)
+	switch {
+	case err != nil:
+		return tree.Delete(tk), err
+	case tk == "":
+		return tree, nil
+	case ev.Type == etcdstore.Delete:
+		return tree.Delete(tk), nil
+	default:
+		return tree.Set(tk, v), nil
+	}
+}
+
+// decodeEvent returns an event's tree key ("" for a key outside the
+// prefix) and, for a put, its decoded value. A value that does not decode,
+// or a key that no query can reach, is an error; the tree key is still
+// returned, so that a record held there is removed.
+func (s *Snapshot) decodeEvent(ev etcdstore.Event) (string, value, error) {
+	tk, ok := s.treeKey(ev.Key)
+	if !ok || ev.Type == etcdstore.Delete {
+		return tk, value{}, nil
 	}
 	v, err := decodeValue(ev.Key, ev.Value)
 	if err == nil && hasUpper(ev.Key) {
 		err = fmt.Errorf("key %q: not lower case, so no query can match it", ev.Key)
 	}
-	if err != nil {
-		txn.Delete(tk)
-		return err
-	}
-	txn.Insert(tk, v)
-	return nil
+	return tk, v, err
 }
 
 // treeKey maps a full etcd key to its tree key; see the package doc.
-func (s *Snapshot) treeKey(key string) ([]byte, bool) {
+func (s *Snapshot) treeKey(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, s.prefix+"/")
 	if !ok || rest == "" {
-		return nil, false
+		return "", false
 	}
-	tk := make([]byte, 0, len(rest)+1)
-	return append(append(tk, rest...), '/'), true
+	return rest + "/", true
 }
 
 func hasUpper(s string) bool {
