@@ -44,6 +44,8 @@ type Config struct {
 	MaxTxnOps int
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
+	Pprof bool
 	// Identity names this replica in the election; "" means host name and
 	// process id.
 	Identity string
@@ -90,6 +92,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.OwnerID, "owner-id", c.OwnerID, `owner stamped on every value; only keys with it are changed or deleted (default "kube2sky.<zone>")`)
 	fs.IntVar(&c.MaxTxnOps, "max-txn-ops", c.MaxTxnOps, "most operations per etcd transaction (at most the server's --max-txn-ops)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	c.ExtraRecords.addFlags(fs)
 }
 

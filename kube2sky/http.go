@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kubesky/kubesky/internal/debughttp"
 )
 
 // Ready returns nil when the replica does its job: informers synced, etcd
@@ -51,5 +53,8 @@ func (c *Controller) Handler() http.Handler {
 		fmt.Fprintln(w, "ok:", role)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(c.metrics.registry, promhttp.HandlerOpts{}))
+	if c.cfg.Pprof {
+		debughttp.MountPprof(mux)
+	}
 	return mux
 }

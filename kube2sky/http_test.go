@@ -58,6 +58,26 @@ func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
 	}
 }
 
+func TestPprofIsServedOnlyWithTheFlag(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, pprof := range []bool{false, true} {
+		cfg := testConfig(h.etcd.ClientURL())
+		cfg.Pprof = pprof
+		c, err := New(cfg, h.kube, h.etcd.Client, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.queue.ShutDown) // Run, never called here, would stop it
+		srv := httptest.NewServer(c.Handler())
+		t.Cleanup(srv.Close)
+		want := map[bool]int{false: 404, true: 200}[pprof]
+		if code, _ := get(t, srv.URL+"/debug/pprof/"); code != want {
+			t.Errorf("--pprof=%v: /debug/pprof/ = %d, want %d", pprof, code, want)
+		}
+	}
+}
+
 func TestNotReadyBeforeTheInformersSync(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
