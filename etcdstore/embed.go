@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/url"
@@ -79,6 +80,11 @@ func (c EmbeddedConfig) etcdConfig() (*embed.Config, error) {
 	cfg.ListenPeerUrls = []url.URL{*peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	// etcd derives the cluster ID from the members' peer URLs and this
+	// token: with the defaults every embedded etcd would be the same cluster
+	// to a client. A random token makes a new data dir a cluster of its own
+	// (a restart from an existing one keeps the ID it bootstrapped with).
+	cfg.InitialClusterToken = "kubesky-" + rand.Text()
 	cfg.LogLevel = valueOr(c.LogLevel, "error")
 	cfg.Logger = "zap"
 	cfg.LogOutputs = []string{"stderr"}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -59,7 +60,9 @@ type State struct {
 // ListWatcher mirrors a key prefix: it lists the prefix at one revision,
 // then watches from the next one, delivering each revision's events
 // together. A compacted watch lists again; a broken watch resumes from the
-// last revision seen. It never gives up while its context lives.
+// last revision seen; a different etcd cluster answering at the endpoints
+// (replaced, or restored from a backup: its revisions are not the ones
+// seen) is listed again. It never gives up while its context lives.
 type ListWatcher struct {
 	Source Source
 	Prefix string
@@ -76,9 +79,13 @@ type ListWatcher struct {
 	OnState func(State)
 	Logger  *slog.Logger
 
-	state    State
-	revision int64 // last revision delivered
+	state     State
+	revision  int64  // last revision delivered
+	clusterID uint64 // the etcd cluster that revision belongs to
 }
+
+// errOtherCluster says that the etcd answering is not the cluster listed.
+var errOtherCluster = errors.New("a different etcd cluster answers")
 
 // Run lists and watches until ctx ends; it returns ctx's error.
 func (lw *ListWatcher) Run(ctx context.Context) error {
@@ -96,6 +103,9 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 		switch {
 		case errors.Is(err, rpctypes.ErrCompacted):
 			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision)
+			lw.revision = 0
+		case errors.Is(err, errOtherCluster):
+			lw.Logger.Warn("a different etcd cluster answers at the endpoints; listing it again", "prefix", lw.Prefix, "err", err)
 			lw.revision = 0
 		case err != nil && ctx.Err() == nil:
 			lw.disconnected(err)
@@ -140,7 +150,7 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 			return fmt.Errorf("listing %s: %w", lw.Prefix, err)
 		}
 		if revision == 0 {
-			revision = resp.Header.Revision
+			revision, lw.clusterID = resp.Header.Revision, resp.Header.ClusterId
 		}
 		for _, kv := range resp.Kvs {
 			events = append(events, Event{Type: Put, Key: string(kv.Key), Value: kv.Value})
@@ -164,15 +174,21 @@ func (lw *ListWatcher) get(ctx context.Context, key string, opts ...clientv3.OpO
 
 // watch follows the prefix from the revision after the last one delivered
 // until the stream breaks. It returns rpctypes.ErrCompacted when that
-// revision is gone.
+// revision is gone. The client's Watch blocks until a stream is open, so
+// it runs aside while the probes go on: an etcd gone between a list and
+// its watch is reported like any other outage.
 func (lw *ListWatcher) watch(ctx context.Context) error {
 	watchCtx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	ch := lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(lw.revision+1))
+	opened := make(chan clientv3.WatchChan, 1) // buffered: the opener never blocks on it
+	from := lw.revision + 1
+	go func() { opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from)) }()
+	var ch clientv3.WatchChan // nil, so never ready, until the watch is open
 	probe := time.NewTicker(lw.ProbeInterval)
 	defer probe.Stop()
 	for {
 		select {
+		case ch = <-opened:
 		case resp, ok := <-ch:
 			if !ok {
 				return errors.New("watch channel closed")
@@ -181,7 +197,9 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 				return err
 			}
 		case <-probe.C:
-			lw.probe(ctx)
+			if err := lw.probe(ctx); err != nil {
+				return err
+			}
 		case <-ctx.Done():
 			return nil
 		}
@@ -194,6 +212,9 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 		return rpctypes.ErrCompacted
 	}
 	if err := resp.Err(); err != nil {
+		return err
+	}
+	if err := lw.sameCluster(&resp.Header); err != nil {
 		return err
 	}
 	lw.connected()
@@ -218,16 +239,37 @@ func convertEvent(ev *clientv3.Event) Event {
 	return Event{Type: Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
 }
 
-// probe checks that etcd answers; the client's watch retries silently while
-// the server is away, so without it an outage would go unnoticed.
-func (lw *ListWatcher) probe(ctx context.Context) {
-	_, err := lw.get(ctx, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
+// probe checks that etcd answers, and that it is the cluster listed; the
+// client's watch retries silently while the server is away, so without it
+// an outage would go unnoticed. Only a different cluster is an error: the
+// watch must stop and the prefix be listed again.
+func (lw *ListWatcher) probe(ctx context.Context) error {
+	resp, err := lw.get(ctx, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
 	switch {
 	case err == nil:
+		if err := lw.sameCluster(resp.Header); err != nil {
+			return err
+		}
 		lw.connected()
 	case ctx.Err() == nil:
 		lw.disconnected(err)
 	}
+	return nil
+}
+
+// sameCluster checks that a response comes from the history listed: the
+// same cluster ID, and a revision not behind the last one delivered (one
+// cluster's revisions never go back; a restored backup's do).
+func (lw *ListWatcher) sameCluster(h *etcdserverpb.ResponseHeader) error {
+	switch {
+	case h == nil || h.ClusterId == 0: // made by the client, not a server
+		return nil
+	case h.ClusterId != lw.clusterID:
+		return fmt.Errorf("%w (cluster %x, listed from %x)", errOtherCluster, h.ClusterId, lw.clusterID)
+	case h.Revision < lw.revision:
+		return fmt.Errorf("%w (at revision %d, behind the %d seen)", errOtherCluster, h.Revision, lw.revision)
+	}
+	return nil
 }
 
 func (lw *ListWatcher) connected() {

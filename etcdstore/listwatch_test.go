@@ -165,3 +165,52 @@ func TestEtcdAwayIsReportedAndChangesResumeWhenBack(t *testing.T) {
 	eventually(t, "the change made after the restart", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
 	eventually(t, "connected state", func() bool { _, s, _ := rec.snapshot(); return s.Connected })
 }
+
+func TestADifferentEtcdClusterAtTheSameURLIsListedAgain(t *testing.T) {
+	old := etcdtest.Start(t)
+	old.Put(t, "/skydns/a", "1")
+	old.Put(t, "/skydns/gone", "x")
+	rec := startListWatch(t, old.Client, 0)
+	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 2 })
+
+	// The etcd is replaced by a new cluster at the same URL, whose revisions
+	// are lower than the one the watcher has seen: resuming the watch would
+	// wait for revisions that mean something else, and keep /skydns/gone.
+	url := old.ClientURL()
+	old.Stop()
+	replaced := etcdtest.StartAt(t, url)
+	replaced.Put(t, "/skydns/b", "2")
+	eventually(t, "the new cluster's records only", func() bool {
+		_, gone := rec.get("/skydns/gone")
+		b, _ := rec.get("/skydns/b")
+		_, _, n := rec.snapshot()
+		return !gone && b == "2" && n == 1
+	})
+	if updates, _, _ := rec.snapshot(); !updates[len(updates)-1].Full && !updates[len(updates)-2].Full {
+		t.Errorf("want a full list of the new cluster among the last updates")
+	}
+}
+
+func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	rec := &recorder{}
+	var once sync.Once
+	lw := &etcdstore.ListWatcher{
+		Source: srv.Client, Prefix: "/skydns/",
+		ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+		// The server stops right after the list is delivered, before the
+		// watch is opened: the client's Watch then waits for a connection.
+		OnUpdate: func(u etcdstore.Update) { rec.onUpdate(u); once.Do(srv.Stop) },
+		OnState:  rec.onState,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = lw.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return s.Synced && !s.Connected && s.Err != nil })
+	if v, _ := rec.get("/skydns/a"); v != "1" {
+		t.Fatalf("the listed record is gone: %q", v)
+	}
+}

@@ -27,6 +27,17 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartAt starts a new etcd server, a cluster of its own with an empty
+// data dir, on clientURL: what a client of an earlier server at that URL
+// meets when that etcd is replaced (restored from a backup, rebuilt).
+func StartAt(t testing.TB, clientURL string) *Server {
+	t.Helper()
+	s := &Server{DataDir: t.TempDir()}
+	s.start(t, clientURL)
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
 func (s *Server) start(t testing.TB, clientURL string) {
 	t.Helper()
 	e, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{
