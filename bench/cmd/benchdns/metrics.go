@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -13,18 +12,11 @@ import (
 
 // metric reads one unlabelled sample from a Prometheus text endpoint.
 func metric(ctx context.Context, url, name string) (float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	text, err := scrape(ctx, url)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	return findMetric(resp.Body, name)
+	return findMetric(strings.NewReader(text), name)
 }
 
 // findMetric returns the value of the line "name value".

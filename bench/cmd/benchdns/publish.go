@@ -47,6 +47,7 @@ func (s applyStats) listPublish() time.Duration {
 	return time.Duration(s.list.Sum / s.list.Count * float64(time.Second))
 }
 
+// scrape fetches a Prometheus text endpoint, within 2 seconds.
 func scrape(ctx context.Context, url string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
