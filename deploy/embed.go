@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-//go:embed examples/*.yaml kubernetes/*.yaml
+//go:embed examples/*.yaml kubernetes/*.yaml optional/*.yaml
 var files embed.FS
 
 // KustomizationFile is the name of kustomize's file, which is not a
@@ -27,6 +27,12 @@ func Examples() ([]*unstructured.Unstructured, error) {
 // in file-name order, without the kustomization.
 func Manifests() ([]*unstructured.Unstructured, error) {
 	return ReadDir(files, "kubernetes")
+}
+
+// Optional returns the objects of optional/: the extra RBAC that kube2sky's
+// --pod-records=verified and --hosts-configmap need, in file-name order.
+func Optional() ([]*unstructured.Unstructured, error) {
+	return ReadDir(files, "optional")
 }
 
 // ReadDir decodes every *.yaml and *.yml file of dir in fsys except

@@ -82,17 +82,45 @@ func TestDeployManifestsApply(t *testing.T) {
 			{Verb: "list", Resource: "endpoints"},
 			{Verb: "update", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "default"},
 		}
-		for _, attrs := range allowed {
-			if !canI(t, api, attrs) {
-				t.Errorf("kubesky may not %s %s", attrs.Verb, attrs.Resource)
-			}
-		}
-		for _, attrs := range denied {
-			if canI(t, api, attrs) {
-				t.Errorf("kubesky may %s %s", attrs.Verb, attrs.Resource)
-			}
-		}
+		checkAccess(t, api, allowed, denied)
 	})
+	t.Run("the optional RBAC adds pods, configmaps and events, and no more", func(t *testing.T) {
+		optional, err := deploy.Optional()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := applier.Apply(t.Context(), optional); err != nil {
+			t.Fatal(err)
+		}
+		allowed := []authorizationv1.ResourceAttributes{
+			{Verb: "list", Resource: "pods"},
+			{Verb: "watch", Resource: "pods"},
+			{Verb: "watch", Resource: "configmaps"},
+			{Verb: "create", Resource: "events", Namespace: "kube-system"},
+		}
+		denied := []authorizationv1.ResourceAttributes{
+			{Verb: "list", Resource: "secrets"},
+			{Verb: "update", Resource: "configmaps", Namespace: "kube-system"},
+			{Verb: "delete", Resource: "pods", Namespace: "default"},
+		}
+		checkAccess(t, api, allowed, denied)
+	})
+}
+
+// checkAccess checks that kubesky's service account may do everything in
+// allowed and nothing in denied.
+func checkAccess(t *testing.T, api *harness.APIServer, allowed, denied []authorizationv1.ResourceAttributes) {
+	t.Helper()
+	for _, attrs := range allowed {
+		if !canI(t, api, attrs) {
+			t.Errorf("kubesky may not %s %s", attrs.Verb, attrs.Resource)
+		}
+	}
+	for _, attrs := range denied {
+		if canI(t, api, attrs) {
+			t.Errorf("kubesky may %s %s", attrs.Verb, attrs.Resource)
+		}
+	}
 }
 
 // canI asks the API server's authorizer whether kubesky's service account
