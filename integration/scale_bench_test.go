@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,31 +348,24 @@ func (r *scaleRun) logTime(msg string) time.Time {
 	return t
 }
 
-// skyMetrics scrapes skydns's /metrics.
-func (r *scaleRun) skyMetrics(sky *harness.SkyDNS) harness.Metrics {
-	m, err := sky.Metrics()
+// scrape fetches and parses one server's /metrics, failing the benchmark
+// when it cannot.
+func (r *scaleRun) scrape(url string) harness.Metrics {
+	m, err := harness.ScrapeMetrics(url)
 	if err != nil {
 		r.b.Fatal(err)
 	}
 	return m
 }
 
+// skyMetrics scrapes skydns's /metrics.
+func (r *scaleRun) skyMetrics(sky *harness.SkyDNS) harness.Metrics {
+	return r.scrape("http://" + sky.HTTPAddr + "/metrics")
+}
+
 // etcdMetrics scrapes the records etcd's /metrics.
 func (r *scaleRun) etcdMetrics() harness.Metrics {
-	resp, err := http.Get(r.dnsEtcd.Endpoint + "/metrics")
-	if err != nil {
-		r.b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		r.b.Fatal(err)
-	}
-	m, err := harness.ParseMetrics(string(body))
-	if err != nil {
-		r.b.Fatalf("records etcd /metrics: %v", err)
-	}
-	return m
+	return r.scrape(r.dnsEtcd.Endpoint + "/metrics")
 }
 
 // cpuUse is the CPU time processes have used since startCPUUse.
@@ -418,11 +409,7 @@ func (u *cpuUse) String() string {
 
 // metrics scrapes kube2sky's /metrics.
 func (r *scaleRun) metrics() harness.Metrics {
-	m, err := r.k2s.Metrics()
-	if err != nil {
-		r.b.Fatal(err)
-	}
-	return m
+	return r.scrape("http://" + r.k2s.HTTPAddr + "/metrics")
 }
 
 // countRecords counts the keys of the zone and of the reverse zones.

@@ -66,14 +66,25 @@ func (d *Daemon) WaitReady(timeout time.Duration) {
 
 // Metrics scrapes /metrics.
 func (d *Daemon) Metrics() (Metrics, error) {
-	code, body, err := d.Get("/metrics")
+	return ScrapeMetrics("http://" + d.HTTPAddr + "/metrics")
+}
+
+// ScrapeMetrics fetches and parses a Prometheus text endpoint, such as a
+// daemon's or etcd's /metrics.
+func ScrapeMetrics(url string) (Metrics, error) {
+	resp, err := httpClient.Get(url)
 	if err != nil {
 		return nil, err
 	}
-	if code != http.StatusOK {
-		return nil, fmt.Errorf("%s /metrics: %d", d.Process.Name(), code)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
 	}
-	return ParseMetrics(body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %d", url, resp.StatusCode)
+	}
+	return ParseMetrics(string(body))
 }
 
 // Metric returns one series of /metrics (see Metrics.Value), failing the
