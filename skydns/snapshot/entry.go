@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"net"
 	"strings"
 
@@ -14,8 +15,7 @@ type Entry struct {
 	// a domain name is made fully qualified, and Owner is dropped.
 	Record etcdstore.Record
 	// IP is Host parsed as an address: 4 bytes for IPv4, 16 for IPv6, nil
-	// when Host is a name or empty. It is shared by every answer built
-	// from the entry and must not be modified.
+	// when Host is a name or empty. Each lookup returns its own copy.
 	IP net.IP
 
 	prefix  string // the snapshot's prefix, without a trailing "/"
@@ -30,39 +30,97 @@ func (e *Entry) Key() string {
 // Depth is the number of labels of the key below the prefix.
 func (e *Entry) Depth() int { return strings.Count(e.treeKey, "/") }
 
-// value is what the tree stores for one record: 64 bytes, with no copy of
-// the key (the tree holds it) and the small fields packed. Text and Group,
-// which SkyDNS service records seldom carry, live behind a pointer.
-type value struct {
-	host                   string
-	ip                     net.IP
-	texts                  *texts // nil when both are empty
-	ttl                    uint32
-	port, priority, weight uint16
-	targetStrip            uint8 // Decode keeps it in 0..127
-	mail                   bool
-}
+// value is what the tree stores for one record: the record packed into a
+// string that shares one allocation with its tree key (see pack), so a
+// record costs the tree two string headers and one small allocation.
+// Layout: a flags byte, ttl, port, priority, weight and targetstrip as
+// uvarints, the address's 4 or 16 bytes, then host, text and group, each
+// as a uvarint length and its bytes.
+type value string
 
-type texts struct{ text, group string }
+const (
+	flagIPv4 = 1 << iota
+	flagIPv6
+	flagMail
+)
 
-// newValue packs a decoded record whose numbers Decode checked: ports,
-// priorities and weights fit 16 bits, targetstrip 0..127.
-func newValue(r etcdstore.Record, ip net.IP) value {
-	v := value{host: r.Host, ip: ip, ttl: r.TTL, port: uint16(r.Port), priority: uint16(r.Priority),
-		weight: uint16(r.Weight), targetStrip: uint8(r.TargetStrip), mail: r.Mail}
-	if r.Text != "" || r.Group != "" {
-		v.texts = &texts{text: r.Text, group: r.Group}
+// pack returns the tree key and the packed value of a decoded record whose
+// numbers Decode checked, both cut from one string.
+func pack(treeKey string, r etcdstore.Record, ip net.IP) (string, value) {
+	var b []byte
+	b = append(make([]byte, 0, len(treeKey)+16+len(ip)+len(r.Host)+len(r.Text)+len(r.Group)), treeKey...)
+	var flags byte
+	switch len(ip) {
+	case net.IPv4len:
+		flags |= flagIPv4
+	case net.IPv6len:
+		flags |= flagIPv6
 	}
-	return v
+	if r.Mail {
+		flags |= flagMail
+	}
+	b = append(b, flags)
+	for _, n := range [...]uint64{uint64(r.TTL), uint64(r.Port), uint64(r.Priority), uint64(r.Weight), uint64(r.TargetStrip)} {
+		b = binary.AppendUvarint(b, n)
+	}
+	b = append(b, ip...)
+	for _, text := range [...]string{r.Host, r.Text, r.Group} {
+		b = append(binary.AppendUvarint(b, uint64(len(text))), text...)
+	}
+	all := string(b)
+	return all[:len(treeKey)], value(all[len(treeKey):])
 }
 
-// entry unpacks v, stored at treeKey, for a caller.
+// entry unpacks v, stored at treeKey, for a caller. Host, Text and Group
+// share v's bytes; IP is a copy.
 func (s *Snapshot) entry(treeKey string, v value) Entry {
-	e := Entry{IP: v.ip, prefix: s.prefix, treeKey: treeKey, Record: etcdstore.Record{
-		Host: v.host, Port: int(v.port), Priority: int(v.priority), Weight: int(v.weight),
-		Mail: v.mail, TTL: v.ttl, TargetStrip: int(v.targetStrip)}}
-	if v.texts != nil {
-		e.Record.Text, e.Record.Group = v.texts.text, v.texts.group
+	d := unpacker{rest: string(v)}
+	flags := d.byte()
+	e := Entry{prefix: s.prefix, treeKey: treeKey, Record: etcdstore.Record{
+		Mail: flags&flagMail != 0, TTL: uint32(d.uvarint()), Port: d.int(), Priority: d.int(),
+		Weight: d.int(), TargetStrip: d.int()}}
+	switch {
+	case flags&flagIPv4 != 0:
+		e.IP = net.IP(d.bytes(net.IPv4len))
+	case flags&flagIPv6 != 0:
+		e.IP = net.IP(d.bytes(net.IPv6len))
 	}
+	e.Record.Host, e.Record.Text, e.Record.Group = d.text(), d.text(), d.text()
 	return e
+}
+
+// unpacker reads a value front to back. Values are only made by pack, so
+// it does not check for truncation beyond what slicing does.
+type unpacker struct{ rest string }
+
+func (d *unpacker) byte() byte {
+	c := d.rest[0]
+	d.rest = d.rest[1:]
+	return c
+}
+
+func (d *unpacker) uvarint() uint64 {
+	var n uint64
+	for shift := 0; ; shift += 7 {
+		c := d.byte()
+		n |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return n
+		}
+	}
+}
+
+func (d *unpacker) int() int { return int(d.uvarint()) }
+
+func (d *unpacker) bytes(n int) []byte {
+	b := []byte(d.rest[:n])
+	d.rest = d.rest[n:]
+	return b
+}
+
+func (d *unpacker) text() string {
+	n := d.int()
+	t := d.rest[:n]
+	d.rest = d.rest[n:]
+	return t
 }

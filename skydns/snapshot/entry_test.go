@@ -45,3 +45,19 @@ func TestAnAddressEntryKeepsItsHostAndParsedAddress(t *testing.T) {
 		t.Errorf("Key() = %q, want %q", es[0].Key(), key)
 	}
 }
+
+func TestAnIPv6EntryIsACopyTheCallerMayChange(t *testing.T) {
+	key := "/skydns/local/cluster/svc/default/web/a1"
+	snap, _ := snapshot.Empty(prefix).Apply(etcdstore.Update{Revision: 1, Full: true,
+		Events: []etcdstore.Event{put(key, `{"host":"fd00::1","port":80,"text":"t"}`)}})
+	first := snap.Lookup("web.default.svc.cluster.local.")
+	if len(first) != 1 || len(first[0].IP) != 16 || !first[0].IP.Equal(net.ParseIP("fd00::1")) {
+		t.Fatalf("entries %+v, want one with the 16-byte address fd00::1", first)
+	}
+	first[0].IP[15] = 9
+	again := snap.Lookup("web.default.svc.cluster.local.")
+	want := etcdstore.Record{Host: "fd00::1", Port: 80, Text: "t"}
+	if !again[0].IP.Equal(net.ParseIP("fd00::1")) || again[0].Record != want {
+		t.Errorf("after the caller changed its copy: %+v, want fd00::1 and %+v", again[0], want)
+	}
+}

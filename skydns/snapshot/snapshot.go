@@ -105,13 +105,17 @@ func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev etcds
 func (s *Snapshot) decodeEvent(ev etcdstore.Event) (string, value, error) {
 	tk, ok := s.treeKey(ev.Key)
 	if !ok || ev.Type == etcdstore.Delete {
-		return tk, value{}, nil
+		return tk, "", nil
 	}
-	v, err := decodeValue(ev.Key, ev.Value)
+	r, ip, err := decodeValue(ev.Key, ev.Value)
 	if err == nil && hasUpper(ev.Key) {
 		err = fmt.Errorf("key %q: not lower case, so no query can match it", ev.Key)
 	}
-	return tk, v, err
+	if err != nil {
+		return tk, "", err
+	}
+	tk, v := pack(tk, r, ip)
+	return tk, v, nil
 }
 
 // treeKey maps a full etcd key to its tree key; see the package doc.
@@ -132,10 +136,12 @@ func hasUpper(s string) bool {
 	return false
 }
 
-func decodeValue(key string, raw []byte) (value, error) {
+// decodeValue decodes a record and normalizes it: a Host that is an
+// address is parsed, a name is made lower case and fully qualified.
+func decodeValue(key string, raw []byte) (etcdstore.Record, net.IP, error) {
 	r, err := etcdstore.Decode(key, raw)
 	if err != nil {
-		return value{}, err
+		return etcdstore.Record{}, nil, err
 	}
 	var ip net.IP
 	if addr, err := netip.ParseAddr(r.Host); err == nil {
@@ -143,5 +149,5 @@ func decodeValue(key string, raw []byte) (value, error) {
 	} else if r.Host != "" {
 		r.Host = dns.Fqdn(strings.ToLower(r.Host))
 	}
-	return newValue(r, ip), nil
+	return r, ip, nil
 }
