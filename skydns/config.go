@@ -28,6 +28,11 @@ type Config struct {
 	// UDPSockets is how many UDP sockets share DNSAddr's port
 	// (SO_REUSEPORT), each read by its own goroutine.
 	UDPSockets int
+	// GCPercent is the Go collector's target (as GOGC) that Run sets: the
+	// heap may grow to 1+GCPercent/100 times what is live before a
+	// collection. Fast-path answers allocate nothing, so a low target
+	// costs little; -1 leaves the runtime's own (GOGC, or 100).
+	GCPercent int
 	// HTTPAddr serves /healthz, /readyz and /metrics.
 	HTTPAddr string
 	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
@@ -70,12 +75,17 @@ type Config struct {
 	OnSnapshot func(*snapshot.Snapshot)
 }
 
+// DefaultGCPercent is --gc-percent's default: a heap a quarter above what
+// is live (docs/skydns.md#memory has the measurements).
+const DefaultGCPercent = 25
+
 // DefaultConfig returns the settings the flags default to.
 func DefaultConfig() Config {
 	return Config{
 		DNSAddr:           "127.0.0.1:1053",
 		FastPath:          true,
 		UDPSockets:        runtime.GOMAXPROCS(0),
+		GCPercent:         DefaultGCPercent,
 		HTTPAddr:          "127.0.0.1:8081",
 		Zones:             []string{"cluster.local."},
 		Prefix:            etcdstore.DefaultPrefix,
@@ -97,6 +107,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DNSAddr, "dns-addr", c.DNSAddr, "host:port to serve DNS on, UDP and TCP (use 0.0.0.0:53 in a cluster; the default needs no privileges)")
 	fs.BoolVar(&c.FastPath, "fast-path", c.FastPath, "answer plain UDP queries from answers packed once per snapshot (false: every query takes the ordinary path)")
 	fs.IntVar(&c.UDPSockets, "udp-sockets", c.UDPSockets, "UDP sockets sharing the DNS port (SO_REUSEPORT), each with its own reader (default: GOMAXPROCS)")
+	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
@@ -132,6 +143,7 @@ func (c Config) Embedded() bool { return len(c.Etcd.Endpoints) == 0 }
 func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
 		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets),
+		slog.Int("gc-percent", c.GCPercent),
 		slog.String("http-addr", c.HTTPAddr),
 		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL),
 		slog.String("pod-records", c.PodRecords),

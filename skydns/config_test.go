@@ -53,6 +53,8 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a missing CA file", []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", missing}, "--etcd-cafile"},
 		{"an embedded etcd address without a port", []string{"--embedded-etcd-addr", "127.0.0.1"}, "--embedded-etcd-addr"},
 		{"an empty data dir for the embedded etcd", []string{"--etcd-data-dir", ""}, "--etcd-data-dir"},
+		{"a GC target below -1", []string{"--gc-percent", "-2"}, "--gc-percent"},
+		{"a GC target that is not a number", []string{"--gc-percent", "low"}, "--gc-percent"},
 		{"a zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, "--shutdown-timeout"},
 		{"a malformed duration", []string{"--etcd-probe-interval", "soon"}, "etcd-probe-interval"},
 		{"an unknown flag", []string{"--dns-port", "53"}, "--dns-port"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -40,8 +41,12 @@ type Daemon struct {
 
 // Run starts the daemon and runs it until ctx ends or a part of it fails,
 // then shuts it down within cfg.ShutdownTimeout. An unreachable etcd is
-// not a failure: the last snapshot keeps being served.
+// not a failure: the last snapshot keeps being served. Run also sets the
+// process's GC target to cfg.GCPercent (Start, which tests share, does not).
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if cfg.GCPercent >= 0 {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
 	d, err := Start(cfg, logger)
 	if err != nil {
 		return err

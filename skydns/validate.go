@@ -20,6 +20,7 @@ func (c *Config) Validate() error {
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
 		checkUDPSockets(c.UDPSockets),
+		checkGCPercent(c.GCPercent),
 		checkListenAddr("--http-addr", c.HTTPAddr),
 		c.normalizeZones(),
 		checkPrefix(c.Prefix),
@@ -121,6 +122,13 @@ func checkLogLevel(level string) error {
 func checkPositive(flag string, v float64) error {
 	if v <= 0 {
 		return fmt.Errorf("%s: must be positive", flag)
+	}
+	return nil
+}
+
+func checkGCPercent(n int) error {
+	if n < -1 {
+		return fmt.Errorf("--gc-percent: %d: want -1 (keep GOGC's setting) or more", n)
 	}
 	return nil
 }

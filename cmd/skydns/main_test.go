@@ -134,10 +134,14 @@ func TestVersionAndHelp(t *testing.T) {
 
 // TestSIGTERMShutsDownCleanly runs the daemon with its embedded etcd,
 // waits until it is ready, and stops it with SIGTERM.
-func TestSIGTERMShutsDownCleanly(t *testing.T) {
-	cmd := exec.Command(skydnsBinary(t), "--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
-		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd"))
-	cmd.Env = cleanEnv()
+// startReady starts the binary with its embedded etcd, on free ports, and
+// waits until it is ready; it returns the process, its log lines and its
+// HTTP address.
+func startReady(t *testing.T, env []string, args ...string) (*exec.Cmd, <-chan string, string) {
+	t.Helper()
+	cmd := exec.Command(skydnsBinary(t), append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
+		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd")}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,12 +149,55 @@ func TestSIGTERMShutsDownCleanly(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill() })
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	logs := make(chan string, 1000)
 	go scanLines(stderr, logs)
-
 	httpAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`))
 	waitReady(t, httpAddr)
+	return cmd, logs, httpAddr
+}
+
+func TestTheGCTargetIsSetByTheFlagOrLeftToGOGC(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"the default", nil, nil, "25"},
+		{"--gc-percent=60", []string{"GOGC=200"}, []string{"--gc-percent=60"}, "60"},
+		{"--gc-percent=-1 with GOGC=200", []string{"GOGC=200"}, []string{"--gc-percent=-1"}, "200"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, httpAddr := startReady(t, tc.env, tc.args...)
+			if got := scrape(t, httpAddr, "go_gc_gogc_percent"); got != tc.want {
+				t.Errorf("go_gc_gogc_percent = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// scrape returns the value of an unlabelled metric on addr's /metrics.
+func scrape(t *testing.T, addr, metric string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if value, ok := strings.CutPrefix(sc.Text(), metric+" "); ok {
+			return value
+		}
+	}
+	t.Fatalf("no %s on %s/metrics", metric, addr)
+	return ""
+}
+
+func TestSIGTERMShutsDownCleanly(t *testing.T) {
+	cmd, logs, _ := startReady(t, nil)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
