@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/benbjohnson/immutable"
@@ -70,17 +71,46 @@ func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
 
 // build makes a tree from a full list, in place, with no copies.
 func (s *Snapshot) build(events []etcdstore.Event) (*immutable.SortedMap[string, value], []error) {
-	b := immutable.NewSortedMapBuilder[string, value](keyOrder{})
+	var records []record
 	var errs []error
 	for _, ev := range events {
 		tk, v, err := s.decodeEvent(ev)
 		if err != nil {
 			errs = append(errs, err)
 		} else if tk != "" && ev.Type != etcdstore.Delete {
-			b.Set(tk, v)
+			records = append(records, record{tk, v})
 		}
 	}
-	return b.Map(), errs
+	return buildTree(records), errs
+}
+
+// record is one tree key and its value.
+type record struct {
+	key string
+	v   value
+}
+
+// buildTree builds a tree of records; a key given twice keeps its last
+// value. The builder splits a leaf that overflows into two halves, and
+// keys set in order never add to a left half again: a tree built in order
+// is half empty. Sorted, then set every other one, then the rest, the keys
+// fill each half the first pass leaves (a third less memory).
+func buildTree(records []record) *immutable.SortedMap[string, value] {
+	slices.SortStableFunc(records, func(a, b record) int { return strings.Compare(a.key, b.key) })
+	unique := records[:0]
+	for i, r := range records {
+		if i+1 < len(records) && records[i+1].key == r.key {
+			continue // a later value for the same key follows
+		}
+		unique = append(unique, r)
+	}
+	b := immutable.NewSortedMapBuilder[string, value](keyOrder{})
+	for _, first := range [...]int{0, 1} {
+		for i := first; i < len(unique); i += 2 {
+			b.Set(unique[i].key, unique[i].v)
+		}
+	}
+	return b.Map()
 }
 
 // applyEvent returns tree with one event applied; tree is not changed.

@@ -1,6 +1,7 @@
 package snapshot_test
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -201,5 +202,33 @@ func TestReadersNeverSeeAnApplyInProgress(t *testing.T) {
 		if got := keys(snap.Lookup("a.cluster.local.")); got != "/skydns/local/cluster/a/x" {
 			t.Fatalf("the published snapshot changed under a reader: %q", got)
 		}
+	}
+}
+
+func TestAFullListHoldsWhatTheSameEventsOneByOneHold(t *testing.T) {
+	// Keys out of tree order ("a-b" sorts before "a/" in etcd but after it
+	// in the tree), a key given twice, and enough of them to split leaves.
+	var events []etcdstore.Event
+	for i := range 500 {
+		base := fmt.Sprintf("/skydns/local/cluster/svc/ns%d/web", (i*7919)%97)
+		events = append(events, put(fmt.Sprintf("%s/x%d", base, i), fmt.Sprintf(`{"host":"10.0.%d.%d"}`, i/256, i%256)),
+			put(fmt.Sprintf("%s-b/x%d", base, i), fmt.Sprintf(`{"host":"h%d.example.","port":%d}`, i, i+1)))
+	}
+	events = append(events, put("/skydns/local/cluster/svc/ns0/web/x0", `{"host":"10.9.9.9"}`))
+	full, errs := snapshot.Empty(prefix).Apply(etcdstore.Update{Revision: 1, Full: true, Events: events})
+	checkErrors(t, errs, nil)
+	oneByOne, errs := snapshot.Empty(prefix).Apply(etcdstore.Update{Revision: 1, Events: events})
+	checkErrors(t, errs, nil)
+	if full.Len() != oneByOne.Len() || full.Len() != 1000 {
+		t.Fatalf("full list holds %d records, one by one %d, want 1000", full.Len(), oneByOne.Len())
+	}
+	got, want := full.Lookup("."), oneByOne.Lookup(".")
+	for i := range want {
+		if got[i].Key() != want[i].Key() || got[i].Record != want[i].Record {
+			t.Fatalf("record %d: full list %s %+v, one by one %s %+v", i, got[i].Key(), got[i].Record, want[i].Key(), want[i].Record)
+		}
+	}
+	if es := full.Exact("x0.web.ns0.svc.cluster.local."); len(es) != 1 || es[0].Record.Host != "10.9.9.9" {
+		t.Errorf("the key given twice holds %+v, want the last value", es)
 	}
 }
