@@ -11,7 +11,7 @@ import (
 // reader is a stub: reading batches of packets needs a Unix system.
 type reader struct{ conn *net.UDPConn }
 
-func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ int, _ bool, _ *slog.Logger) *reader {
+func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ bool, _ *slog.Logger) *reader {
 	return &reader{conn: conn}
 }
 

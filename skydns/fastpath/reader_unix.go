@@ -39,13 +39,13 @@ type reader struct {
 	offer int            // slots offered to the next read
 }
 
-func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, maxUDPSize int, pktinfo bool, logger *slog.Logger) *reader {
+func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, pktinfo bool, logger *slog.Logger) *reader {
 	r := &reader{conn: ipv4.NewPacketConn(conn), cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
 		logger: logger, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
 	for i := range batchSize {
 		r.in[i].Buffers = [][]byte{make([]byte, readSize)}
 		r.out[i].Buffers = make([][]byte, 1)
-		r.bufs[i] = make([]byte, 0, maxUDPSize)
+		r.bufs[i] = make([]byte, 0, minMsgSize) // grown by a larger answer, and kept
 		if pktinfo {
 			r.in[i].OOB = make([]byte, oobSize)
 			r.out[i].OOB = make([]byte, oobSize)

@@ -96,6 +96,23 @@ func TestServerAnswersPlainQueriesItself(t *testing.T) {
 	})
 }
 
+func TestAnswersLargerThan512BytesAreSentWhole(t *testing.T) {
+	s := startServer(t, &fakeAnswers{ttl: 30}, 1)
+	// 200 A records: ~3.2 kB, more than an answer slot starts with; a small
+	// answer after each shows the grown slot is cut to the new length.
+	for range 3 {
+		if resp := exchange(t, s.addr, aQuery("n.200.test.", 4096)); len(resp.Answer) != 200 {
+			t.Fatalf("got %d A records, want 200", len(resp.Answer))
+		}
+		if resp := exchange(t, s.addr, aQuery("n.1.test.", 4096)); len(resp.Answer) != 1 {
+			t.Fatalf("got %d A records, want 1", len(resp.Answer))
+		}
+	}
+	if n, p := s.stats.FastAnswers(), s.stats.Passed(); n != 6 || p != 0 {
+		t.Fatalf("fast answers %d, passed %d; want 6, 0", n, p)
+	}
+}
+
 func TestServerPassesTheRestToTheOrdinaryServer(t *testing.T) {
 	s := startServer(t, &fakeAnswers{ttl: 30}, 1)
 	do := aQuery("n.2.test.", 1232)
