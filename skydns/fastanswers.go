@@ -59,7 +59,7 @@ func (w *wireAnswers) Answer(name string, qtype uint16) (fastpath.Answer, bool) 
 		return a, false
 	}
 	wire, err := resp.Pack()
-	a.Wire = append(make([]byte, 0, len(wire)), wire...) // Pack's buffer has room for the uncompressed message
+	a.Wire = wire // the cache keeps a copy of its own
 	return a, err == nil
 }
 

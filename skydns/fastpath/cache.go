@@ -98,9 +98,10 @@ func NewStore(answers Answers, maxEntries int) *Store {
 	return s
 }
 
-// entry is one cached answer.
+// entry is one cached answer. A kept answer's wire and its key in the
+// store share one string.
 type entry struct {
-	wire     []byte // the answer with its OPT record; nil: the ordinary path answers
+	wire     string // the answer with its OPT record; "": the ordinary path answers
 	stat     int32  // its (qtype, rcode) counter in a Shard
 	serialAt int32  // offset of the SOA serial to set to the version; 0: none
 }
@@ -158,7 +159,7 @@ func (s *Store) get(key []byte) (entry, uint64, bool) {
 // size is how much of the entry answers q, and whether that fits the
 // requester's limit: its EDNS0 size clamped to [512, maxUDPSize], or 512.
 func (e entry) size(q query, maxUDPSize int) (int, bool) {
-	if e.wire == nil {
+	if e.wire == "" {
 		return 0, false
 	}
 	if !q.edns {
@@ -187,42 +188,48 @@ func (c *Cache) fill(key []byte, qtype uint16) entry {
 	name := key[:len(key)-2]
 	c.cfg.Stats.fill()
 	a, ok := c.cfg.Answers.Answer(presentationName(name), qtype)
+	var wire []byte
 	var e entry
 	if ok && c.usable(a.Wire, name) {
-		e = entry{wire: a.Wire, stat: statIndex(qtype, int(a.Wire[3]&0xF))}
+		wire, e.stat = a.Wire, statIndex(qtype, int(a.Wire[3]&0xF))
 		if a.SerialIsVersion {
 			e.serialAt = int32(soaSerialAt(a.Wire))
 		}
 	}
-	c.store.keep(key, e, a)
-	return e
+	return c.store.keep(key, wire, e, a)
 }
 
-// keep stores e under key, indexed by what it depends on, if a is of the
-// store's version and no other Cache stored it meanwhile.
-func (s *Store) keep(key []byte, e entry, a Answer) {
+// keep stores e with its answer wire under key, indexed by what it
+// depends on, if a is of the store's version and no other Cache stored it
+// meanwhile, and returns the entry to serve. Key and answer are copied
+// into one string.
+func (s *Store) keep(key, wire []byte, e entry, a Answer) entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a.Version != s.version {
-		return
+		e.wire = string(wire)
+		return e
 	}
-	if _, dup := s.entries[string(key)]; dup {
-		return
+	if kept, dup := s.entries[string(key)]; dup {
+		return kept
 	}
 	if len(s.entries) >= s.maxEntries || s.refs >= 4*s.maxEntries {
 		s.reset()
 	}
-	k := string(key)
+	both := string(key) + string(wire)
+	k := both[:len(key)]
+	e.wire = both[len(key):]
 	s.entries[k] = e
 	if a.Volatile {
 		s.volatile = append(s.volatile, k)
 		s.refs++
-		return
+		return e
 	}
 	for _, n := range a.Names {
 		s.deps[n] = append(s.deps[n], k)
 	}
 	s.refs += len(a.Names)
+	return e
 }
 
 // usable checks that wire is what Answers promises, so that patching it is
