@@ -1,7 +1,6 @@
 // Package etcdstore is the contract between kube2sky and skydns: the SkyDNS
 // record JSON stored as etcd values, the mapping between DNS names and etcd
-// keys, the etcd client options both daemons share, an embedded etcd server,
-// and a list-then-watch loop that mirrors a key prefix.
+// keys, the etcd client options both daemons share, and a list-then-watch loop that mirrors a key prefix.
 //
 // # Key layout
 //

@@ -11,7 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
@@ -27,7 +27,7 @@ type Daemon struct {
 	metrics *Metrics
 	mirror  *Mirror
 
-	etcd     *etcdstore.Embedded // nil with external etcd
+	etcd     *embedetcd.Server // nil with external etcd
 	etcdURL  string
 	client   *clientv3.Client
 	dns      *dnsserver.Server
@@ -115,7 +115,7 @@ func (d *Daemon) connectEtcd() error {
 }
 
 func (d *Daemon) startEmbedded() error {
-	e, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{
+	e, err := embedetcd.Start(embedetcd.Config{
 		DataDir: d.cfg.EtcdDataDir, ClientURL: "http://" + d.cfg.EmbeddedEtcdAddr,
 	})
 	if err != nil {

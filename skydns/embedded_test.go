@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -36,7 +37,7 @@ func TestEmbeddedEtcd(t *testing.T) {
 		if err := d.Stop(t.Context()); err != nil {
 			t.Fatalf("Stop: %v", err)
 		}
-		again, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{DataDir: cfg.EtcdDataDir, ClientURL: "http://127.0.0.1:0", ReadyTimeout: 10 * time.Second})
+		again, err := embedetcd.Start(embedetcd.Config{DataDir: cfg.EtcdDataDir, ClientURL: "http://127.0.0.1:0", ReadyTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatalf("data dir still held after Stop: %v", err)
 		}
@@ -69,7 +70,7 @@ func TestFailedStartReleasesEverything(t *testing.T) {
 		}
 	})
 	t.Run("the embedded etcd was stopped and its data dir freed", func(t *testing.T) {
-		again, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{DataDir: cfg.EtcdDataDir, ClientURL: "http://127.0.0.1:0", ReadyTimeout: 10 * time.Second})
+		again, err := embedetcd.Start(embedetcd.Config{DataDir: cfg.EtcdDataDir, ClientURL: "http://127.0.0.1:0", ReadyTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatalf("data dir still held: %v", err)
 		}

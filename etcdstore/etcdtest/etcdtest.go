@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Server is a running embedded etcd and a client connected to it.
 type Server struct {
-	*etcdstore.Embedded
+	*embedetcd.Server
 	Client  *clientv3.Client
 	DataDir string
 }
@@ -40,13 +41,13 @@ func StartAt(t testing.TB, clientURL string) *Server {
 
 func (s *Server) start(t testing.TB, clientURL string) {
 	t.Helper()
-	e, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{
+	e, err := embedetcd.Start(embedetcd.Config{
 		DataDir: s.DataDir, ClientURL: clientURL, ReadyTimeout: 30 * time.Second, LogLevel: "fatal",
 	})
 	if err != nil {
 		t.Fatalf("starting embedded etcd: %v", err)
 	}
-	s.Embedded = e
+	s.Server = e
 	s.Client = NewClient(t, e.ClientURL())
 }
 
@@ -65,9 +66,9 @@ func NewClient(t testing.TB, url string) *clientv3.Client {
 
 // Stop stops the server, keeping its data dir; it is safe to call twice.
 func (s *Server) Stop() {
-	if s.Embedded != nil {
-		s.Embedded.Close()
-		s.Embedded = nil
+	if s.Server != nil {
+		s.Server.Close()
+		s.Server = nil
 	}
 }
 

@@ -1,4 +1,4 @@
-package etcdstore_test
+package embedetcd_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -24,14 +24,14 @@ func TestEmbeddedEtcdKeepsDataAcrossRestarts(t *testing.T) {
 }
 
 func TestEmbeddedEtcdRejectsBadConfig(t *testing.T) {
-	cases := map[string]etcdstore.EmbeddedConfig{
+	cases := map[string]embedetcd.Config{
 		"no data dir":    {ClientURL: "http://127.0.0.1:0"},
 		"a bare address": {DataDir: t.TempDir(), ClientURL: "127.0.0.1:2379"},
 		"a bad peer URL": {DataDir: t.TempDir(), ClientURL: "http://127.0.0.1:0", PeerURL: "ftp://x"},
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := etcdstore.StartEmbedded(cfg); err == nil {
+			if _, err := embedetcd.Start(cfg); err == nil {
 				t.Fatal("want an error")
 			}
 		})
@@ -40,7 +40,7 @@ func TestEmbeddedEtcdRejectsBadConfig(t *testing.T) {
 
 func TestEmbeddedEtcdFailsClearlyWhenThePortIsTaken(t *testing.T) {
 	srv := etcdtest.Start(t)
-	_, err := etcdstore.StartEmbedded(etcdstore.EmbeddedConfig{DataDir: t.TempDir(), ClientURL: srv.ClientURL()})
+	_, err := embedetcd.Start(embedetcd.Config{DataDir: t.TempDir(), ClientURL: srv.ClientURL()})
 	if err == nil || !strings.Contains(err.Error(), "embedded etcd") {
 		t.Fatalf("second server on the same port: %v", err)
 	}

@@ -1,4 +1,4 @@
-package etcdstore
+package embedetcd
 
 import (
 	"crypto/rand"
@@ -10,8 +10,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// EmbeddedConfig says where an embedded etcd keeps its data and listens.
-type EmbeddedConfig struct {
+// Config says where an embedded etcd keeps its data and listens.
+type Config struct {
 	// Name is the member name (default "kubesky").
 	Name string
 	// DataDir holds the write-ahead log and snapshots; it persists across
@@ -29,13 +29,13 @@ type EmbeddedConfig struct {
 	LogLevel string
 }
 
-// Embedded is a single-member etcd server running inside this process.
-type Embedded struct {
+// Server is a single-member etcd server running inside this process.
+type Server struct {
 	etcd *embed.Etcd
 }
 
-// StartEmbedded starts an etcd server and waits until it serves clients.
-func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
+// Start starts an etcd server and waits until it serves clients.
+func Start(c Config) (*Server, error) {
 	cfg, err := c.etcdConfig()
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 	}
 	select {
 	case <-e.Server.ReadyNotify():
-		return &Embedded{etcd: e}, nil
+		return &Server{etcd: e}, nil
 	case err := <-e.Err():
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd in %s failed while starting: %w", c.DataDir, err)
@@ -60,7 +60,7 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 	}
 }
 
-func (c EmbeddedConfig) etcdConfig() (*embed.Config, error) {
+func (c Config) etcdConfig() (*embed.Config, error) {
 	if c.DataDir == "" {
 		return nil, errors.New("embedded etcd needs a data dir")
 	}
@@ -108,15 +108,15 @@ func valueOr(s, fallback string) string {
 
 // ClientURL returns the URL clients reach the server at, with the port that
 // was actually bound.
-func (e *Embedded) ClientURL() string {
+func (e *Server) ClientURL() string {
 	return "http://" + e.etcd.Clients[0].Addr().String()
 }
 
 // Err reports a fatal error of the running server.
-func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
+func (e *Server) Err() <-chan error { return e.etcd.Err() }
 
 // Close stops the server and waits for it to release its data dir.
-func (e *Embedded) Close() {
+func (e *Server) Close() {
 	e.etcd.Close()
 	<-e.etcd.Server.StopNotify()
 }
