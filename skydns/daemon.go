@@ -11,7 +11,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
@@ -27,7 +26,7 @@ type Daemon struct {
 	metrics *Metrics
 	mirror  *Mirror
 
-	etcd     *embedetcd.Server // nil with external etcd
+	etcd     embeddedEtcd // nil with external etcd
 	etcdURL  string
 	client   *clientv3.Client
 	dns      *dnsserver.Server
@@ -115,9 +114,7 @@ func (d *Daemon) connectEtcd() error {
 }
 
 func (d *Daemon) startEmbedded() error {
-	e, err := embedetcd.Start(embedetcd.Config{
-		DataDir: d.cfg.EtcdDataDir, ClientURL: "http://" + d.cfg.EmbeddedEtcdAddr,
-	})
+	e, err := startEmbeddedEtcd(d.cfg)
 	if err != nil {
 		return fmt.Errorf("--etcd-data-dir %s, --embedded-etcd-addr %s: %w", d.cfg.EtcdDataDir, d.cfg.EmbeddedEtcdAddr, err)
 	}

@@ -103,6 +103,9 @@ func (c *Config) checkEtcd() error {
 	if err := c.Etcd.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Embedded() && !EmbeddedEtcdBuilt {
+		errs = append(errs, errors.New("--etcd-endpoints: needed: this skydns is built without the embedded etcd (-tags noembed)"))
+	}
 	if c.Embedded() && c.EtcdDataDir == "" {
 		errs = append(errs, errors.New("--etcd-data-dir: needed when --etcd-endpoints is empty"))
 	}

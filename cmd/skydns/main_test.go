@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -20,30 +19,37 @@ import (
 )
 
 var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
+	buildMu  sync.Mutex
+	binaries = map[string]string{} // by build tags
+	buildDir string
 )
 
 // skydnsBinary builds this command once per test run into a temp dir.
-func skydnsBinary(t *testing.T) string {
+func skydnsBinary(t *testing.T) string { return skydnsBinaryTagged(t, "") }
+
+// skydnsBinaryTagged builds this command with the build tags given, once
+// per test run.
+func skydnsBinaryTagged(t *testing.T, tags string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := binaries[tags]; ok {
+		return bin
+	}
+	if buildDir == "" {
 		dir, err := os.MkdirTemp("", "skydns-main-test")
 		if err != nil {
-			buildErr = err
-			return
+			t.Fatal(err)
 		}
-		binary = filepath.Join(dir, "skydns")
-		out, err := exec.Command(goTool(), "build", "-o", binary, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+		buildDir = dir
 	}
-	return binary
+	bin := filepath.Join(buildDir, "skydns"+strings.ReplaceAll(tags, ",", "-"))
+	out, err := exec.Command(goTool(), "build", "-tags", tags, "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -tags %q: %v\n%s", tags, err, out)
+	}
+	binaries[tags] = bin
+	return bin
 }
 
 func goTool() string {
@@ -55,8 +61,8 @@ func goTool() string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
 	}
 	os.Exit(code)
 }
@@ -109,6 +115,24 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q, stdout %q; want 2 and one line naming %s", code, stderr, stdout, tc.flag)
 			}
 		})
+	}
+}
+
+func TestWithoutTheEmbeddedEtcdEndpointsAreNeeded(t *testing.T) {
+	cmd := exec.Command(skydnsBinaryTagged(t, "noembed"), "--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(stderr.String(), "--etcd-endpoints: needed") {
+		t.Fatalf("exit %d (%v), stderr %q; want 2 and --etcd-endpoints named", code, err, stderr.String())
+	}
+	deps, err := exec.Command(goTool(), "list", "-tags", "noembed", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(deps), "go.etcd.io/etcd/server/") {
+		t.Error("built with -tags noembed, skydns still links etcd's server")
 	}
 }
 
