@@ -3,6 +3,7 @@ package fastpath
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -84,7 +85,8 @@ type Store struct {
 	mu       sync.Mutex          // guards the fields below
 	version  uint64              // the Answers version the entries are at
 	entries  map[string]entry    // by cache key: lower-cased wire name and type
-	deps     map[string][]string // name → keys of the entries made from it
+	deps     map[uint64][]string // name's hash → keys of the entries made from it
+	seed     maphash.Seed        // of the names' hashes
 	volatile []string            // keys of the entries any change drops
 	refs     int                 // keys held in deps and volatile
 }
@@ -92,7 +94,7 @@ type Store struct {
 // NewStore returns an empty Store at answers' current version that keeps
 // at most maxEntries answers (at least 1).
 func NewStore(answers Answers, maxEntries int) *Store {
-	s := &Store{maxEntries: max(maxEntries, 1), version: answers.Version()}
+	s := &Store{maxEntries: max(maxEntries, 1), version: answers.Version(), seed: maphash.MakeSeed()}
 	s.seen.Store(s.version)
 	s.reset()
 	return s
@@ -226,7 +228,8 @@ func (s *Store) keep(key, wire []byte, e entry, a Answer) entry {
 		return e
 	}
 	for _, n := range a.Names {
-		s.deps[n] = append(s.deps[n], k)
+		h := s.nameHash(n)
+		s.deps[h] = append(s.deps[h], k)
 	}
 	s.refs += len(a.Names)
 	return e

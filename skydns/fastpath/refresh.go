@@ -1,6 +1,9 @@
 package fastpath
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // Refresh brings the cache's store to the source's version, if it
 // changed: the answers made from names the new version changed (at or
@@ -40,10 +43,11 @@ func (s *Store) refresh(v uint64, changes *Changes) {
 // a record at name is also at or below each of those.
 func (s *Store) dropUnder(name string) {
 	for n := strings.ToLower(name); ; n = parentName(n) {
-		if keys, ok := s.deps[n]; ok {
+		h := s.nameHash(n)
+		if keys, ok := s.deps[h]; ok {
 			s.drop(keys)
 			s.refs -= len(keys)
-			delete(s.deps, n)
+			delete(s.deps, h)
 		}
 		if n == "." {
 			return
@@ -63,12 +67,17 @@ func (s *Store) drop(keys []string) {
 // reset empties the store.
 func (s *Store) reset() {
 	if s.entries == nil {
-		s.entries, s.deps = map[string]entry{}, map[string][]string{}
+		s.entries, s.deps = map[string]entry{}, map[uint64][]string{}
 	}
 	clear(s.entries)
 	clear(s.deps)
 	s.volatile, s.refs = s.volatile[:0], 0
 }
+
+// nameHash is what deps are indexed by: a hash rather than the name
+// saves a copy of every name. Two names with one hash only make a change
+// of either drop the answers of both.
+func (s *Store) nameHash(name string) uint64 { return maphash.String(s.seed, name) }
 
 // parentName removes the first label of a fully qualified name; the
 // parent of a top-level name is the root, ".".
