@@ -12,7 +12,8 @@
 # missing, built alone into bin/bench/etcd.
 #
 # Arguments go to benchdns: bench/dns.sh --rounds 1 --duration 3s
-# Environment: SERVER_CPU (default 0) and LOAD_CPU (default 1) pick the CPUs.
+# Environment: SERVER_CPU (default 0) and LOAD_CPU (default 1) pick the CPUs;
+# SKYDNS_TAGS are build tags for skydns (noembed: without the embedded etcd).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,7 +53,7 @@ install_missing
 make --no-print-directory coredns >/dev/null
 mkdir -p bin/bench
 version="$(git describe --tags --always --dirty 2>/dev/null || echo dev)"
-CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$version" -o bin/bench/ ./bench/cmd/... ./cmd/skydns
+CGO_ENABLED=0 go build -trimpath -tags "${SKYDNS_TAGS:-}" -ldflags "-X main.version=$version" -o bin/bench/ ./bench/cmd/... ./cmd/skydns
 etcd="$(build_etcd)"
 # The driver shares the load CPU with dnsperf, never the server's.
 exec taskset -c "$load_cpu" bin/bench/benchdns --skydns bin/bench/skydns --etcd "$etcd" \
