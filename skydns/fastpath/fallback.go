@@ -3,6 +3,7 @@ package fastpath
 import (
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +51,8 @@ func newFallbackConn(out *net.UDPConn, dropped *atomic.Uint64) *fallbackConn {
 // pass queues a copy of a query for the ordinary path, with the reply
 // control message built from the query's (rcv), if any.
 func (c *fallbackConn) pass(data []byte, from *net.UDPAddr, rcv []byte) {
-	p := packet{data: append([]byte(nil), data...), addr: &Addr{UDPAddr: *from}}
+	// from is the reader's, reused for its next batch: copy it.
+	p := packet{data: append([]byte(nil), data...), addr: &Addr{UDPAddr: net.UDPAddr{IP: slices.Clone(from.IP), Port: from.Port, Zone: from.Zone}}}
 	if len(rcv) > 0 {
 		p.addr.oob = replyControl(make([]byte, oobSize), rcv)
 	}

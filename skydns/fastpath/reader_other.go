@@ -11,8 +11,8 @@ import (
 // reader is a stub: reading batches of packets needs a Unix system.
 type reader struct{ conn *net.UDPConn }
 
-func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ bool, _ *slog.Logger) *reader {
-	return &reader{conn: conn}
+func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ bool, _ *slog.Logger) (*reader, error) {
+	return &reader{conn: conn}, nil
 }
 
 func (r *reader) run() error { return errors.New("the DNS fast path needs a Unix system") }

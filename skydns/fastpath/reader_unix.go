@@ -26,7 +26,8 @@ const (
 // can from its cache, writes those answers in one batch, and passes the
 // rest to the ordinary path.
 type reader struct {
-	conn     *ipv4.PacketConn
+	conn     *ipv4.PacketConn // for writing
+	batch    *batchReader     // for reading
 	cache    *Cache
 	stats    *Shard
 	fallback *fallbackConn
@@ -39,8 +40,12 @@ type reader struct {
 	offer int            // slots offered to the next read
 }
 
-func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, pktinfo bool, logger *slog.Logger) *reader {
-	r := &reader{conn: ipv4.NewPacketConn(conn), cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
+func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, pktinfo bool, logger *slog.Logger) (*reader, error) {
+	batch, err := newBatchReader(conn, batchSize)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{conn: ipv4.NewPacketConn(conn), batch: batch, cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
 		logger: logger, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
 	for i := range batchSize {
 		r.in[i].Buffers = [][]byte{make([]byte, readSize)}
@@ -51,13 +56,13 @@ func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallback
 			r.out[i].OOB = make([]byte, oobSize)
 		}
 	}
-	return r
+	return r, nil
 }
 
 // run serves until the socket is closed.
 func (r *reader) run() error {
 	for {
-		n, err := r.conn.ReadBatch(r.in[:r.offer], 0)
+		n, err := r.batch.read(r.in[:r.offer])
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return nil

@@ -90,7 +90,7 @@ func (s *Server) newReader(conn *net.UDPConn, cfg Config, store *Store) (*reader
 	shard := cfg.Stats.NewShard(true)
 	cache := NewCache(CacheConfig{Answers: cfg.Answers, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
 		Store: store, Stats: shard})
-	return newReader(conn, cache, shard, s.fallback, pktinfo, cfg.Logger), nil
+	return newReader(conn, cache, shard, s.fallback, pktinfo, cfg.Logger)
 }
 
 // Fallback is where the queries the fast path does not answer go: serve
