@@ -24,8 +24,9 @@
 // mixed-case question it may point into the question less often; the two
 // messages are then equal record for record, ignoring the case of names.)
 //
-// A Server reads UDP with recvmmsg and answers with sendmmsg through
-// golang.org/x/net/ipv4's batch calls, one socket per reader goroutine, the
+// A Server reads UDP with recvmmsg (on Linux its own call, into sender
+// addresses it reuses; elsewhere golang.org/x/net/ipv4's ReadBatch) and
+// answers with sendmmsg (x/net's WriteBatch), one socket per reader goroutine, the
 // sockets sharing one port with SO_REUSEPORT. Queries it does not answer are
 // handed, unchanged, to a net.PacketConn (Server.Fallback) that an ordinary
 // miekg/dns server reads from; its answers go out through the same port.

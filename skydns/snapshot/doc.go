@@ -19,8 +19,10 @@
 //	/skydns/local/cluster/svc/default/web/a1  local/cluster/svc/default/web/a1/
 //	/skydns/local/cluster/svc/default/webx/b  local/cluster/svc/default/webx/b/   (not under "web/")
 //
-// The tree stores a compact value per record (see value): no copy of the
-// etcd key, which Entry.Key rebuilds from the tree key on demand. A full list
-// is built in place with the library's builder; a watch update copies only
-// the nodes on the paths of the keys it changes.
+// Each record is one string: its tree key followed by its packed value (see
+// value), which the tree holds as two substrings. Lookups unpack it into an
+// Entry; Entry.Key rebuilds the etcd key from the tree key on demand. A
+// full list is sorted and built in place with the library's builder,
+// every other key first so that the leaves end up full (see buildTree); a
+// watch update copies only the nodes on the paths of the keys it changes.
 package snapshot
