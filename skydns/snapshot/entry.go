@@ -44,11 +44,15 @@ const (
 	flagMail
 )
 
-// pack returns the tree key and the packed value of a decoded record whose
-// numbers Decode checked, both cut from one string.
-func pack(treeKey string, r etcdstore.Record, ip net.IP) (string, value) {
-	var b []byte
-	b = append(make([]byte, 0, len(treeKey)+16+len(ip)+len(r.Host)+len(r.Text)+len(r.Group)), treeKey...)
+// pack returns the tree key of the record at relativeKey (see relativeKey)
+// and the packed value of the record, whose numbers Decode checked, both
+// cut from one string.
+func pack(relativeKey string, r etcdstore.Record, ip net.IP) (string, value) {
+	// Room for the key, its "/", the flags, five uvarints (at most 5+3+3+3+1
+	// bytes), the address and three length-prefixed strings.
+	b := make([]byte, 0, len(relativeKey)+1+16+len(ip)+3*binary.MaxVarintLen16+len(r.Host)+len(r.Text)+len(r.Group))
+	b = append(append(b, relativeKey...), '/')
+	treeKeyLen := len(b)
 	var flags byte
 	switch len(ip) {
 	case net.IPv4len:
@@ -68,7 +72,7 @@ func pack(treeKey string, r etcdstore.Record, ip net.IP) (string, value) {
 		b = append(binary.AppendUvarint(b, uint64(len(text))), text...)
 	}
 	all := string(b)
-	return all[:len(treeKey)], value(all[len(treeKey):])
+	return all[:treeKeyLen], value(all[treeKeyLen:])
 }
 
 // entry unpacks v, stored at treeKey, for a caller. Host, Text and Group

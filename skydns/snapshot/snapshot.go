@@ -133,28 +133,29 @@ func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev etcds
 // or a key that no query can reach, is an error; the tree key is still
 // returned, so that a record held there is removed.
 func (s *Snapshot) decodeEvent(ev etcdstore.Event) (string, value, error) {
-	tk, ok := s.treeKey(ev.Key)
-	if !ok || ev.Type == etcdstore.Delete {
-		return tk, "", nil
+	rest, ok := s.relativeKey(ev.Key)
+	if !ok {
+		return "", "", nil
+	}
+	if ev.Type == etcdstore.Delete {
+		return rest + "/", "", nil
 	}
 	r, ip, err := decodeValue(ev.Key, ev.Value)
 	if err == nil && hasUpper(ev.Key) {
 		err = fmt.Errorf("key %q: not lower case, so no query can match it", ev.Key)
 	}
 	if err != nil {
-		return tk, "", err
+		return rest + "/", "", err
 	}
-	tk, v := pack(tk, r, ip)
+	tk, v := pack(rest, r, ip)
 	return tk, v, nil
 }
 
-// treeKey maps a full etcd key to its tree key; see the package doc.
-func (s *Snapshot) treeKey(key string) (string, bool) {
+// relativeKey is a full etcd key without the prefix and its "/"; the tree
+// key is that plus a trailing "/" (see the package doc).
+func (s *Snapshot) relativeKey(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, s.prefix+"/")
-	if !ok || rest == "" {
-		return "", false
-	}
-	return rest + "/", true
+	return rest, ok && rest != ""
 }
 
 func hasUpper(s string) bool {
