@@ -71,7 +71,13 @@ func TestMain(m *testing.M) {
 // environment plus env, and returns its exit status, stdout and stderr.
 func runBinary(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(skydnsBinary(t), args...)
+	return runTagged(t, "", env, args...)
+}
+
+// runTagged is runBinary for the command built with the build tags given.
+func runTagged(t *testing.T, tags string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(skydnsBinaryTagged(t, tags), args...)
 	cmd.Env = append(cleanEnv(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -119,13 +125,9 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 }
 
 func TestWithoutTheEmbeddedEtcdEndpointsAreNeeded(t *testing.T) {
-	cmd := exec.Command(skydnsBinaryTagged(t, "noembed"), "--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
-	cmd.Env = cleanEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(stderr.String(), "--etcd-endpoints: needed") {
-		t.Fatalf("exit %d (%v), stderr %q; want 2 and --etcd-endpoints named", code, err, stderr.String())
+	code, _, stderr := runTagged(t, "noembed", nil, "--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
+	if code != 2 || !strings.Contains(stderr, "--etcd-endpoints: needed") {
+		t.Fatalf("exit %d, stderr %q; want 2 and --etcd-endpoints named", code, stderr)
 	}
 	deps, err := exec.Command(goTool(), "list", "-tags", "noembed", "-deps", ".").Output()
 	if err != nil {
