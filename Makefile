@@ -4,7 +4,8 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/kubesky/kubesky/internal/version.Version=$(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X github.com/kubesky/kubesky/internal/version.Version=$(VERSION) -X github.com/kubesky/kubesky/internal/version.revision=$(REVISION)
 FUZZTIME ?= 10s
 
 .DEFAULT_GOAL := build

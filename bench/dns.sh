@@ -53,7 +53,7 @@ install_missing
 make --no-print-directory coredns >/dev/null
 mkdir -p bin/bench
 version="$(git describe --tags --always --dirty 2>/dev/null || echo dev)"
-CGO_ENABLED=0 go build -trimpath -tags "${SKYDNS_TAGS:-}" -ldflags "-X main.version=$version" -o bin/bench/ ./bench/cmd/... ./cmd/skydns
+CGO_ENABLED=0 go build -trimpath -tags "${SKYDNS_TAGS:-}" -ldflags "-X github.com/kubesky/kubesky/internal/version.Version=$version" -o bin/bench/ ./bench/cmd/... ./cmd/skydns
 etcd="$(build_etcd)"
 # The driver shares the load CPU with dnsperf, never the server's.
 exec taskset -c "$load_cpu" bin/bench/benchdns --skydns bin/bench/skydns --etcd "$etcd" \

@@ -55,6 +55,10 @@ type State struct {
 	Since time.Time
 	// Err is the last error seen while disconnected.
 	Err error
+	// Confirmed is when etcd last answered (a list, a watch response or a
+	// probe), so when what was delivered was last known to be current;
+	// zero until the first list.
+	Confirmed time.Time
 }
 
 // ListWatcher mirrors a key prefix: it lists the prefix at one revision,
@@ -75,7 +79,8 @@ type ListWatcher struct {
 	ProbeInterval time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
 	OnUpdate func(Update)
-	// OnState receives every change of State.
+	// OnState receives every change of State, Confirmed's included (at
+	// least once a ProbeInterval while etcd answers).
 	OnState func(State)
 	Logger  *slog.Logger
 
@@ -162,7 +167,7 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 	}
 	lw.revision = revision
 	lw.OnUpdate(Update{Revision: revision, Full: true, Events: events})
-	lw.setState(State{Synced: true, Connected: true})
+	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
 
@@ -272,17 +277,18 @@ func (lw *ListWatcher) sameCluster(h *etcdserverpb.ResponseHeader) error {
 	return nil
 }
 
+// connected records that etcd just answered.
 func (lw *ListWatcher) connected() {
 	if !lw.state.Connected {
 		lw.Logger.Info("etcd reachable", "prefix", lw.Prefix, "revision", lw.revision)
-		lw.setState(State{Synced: lw.state.Synced, Connected: true})
 	}
+	lw.setState(State{Synced: lw.state.Synced, Connected: true, Confirmed: time.Now()})
 }
 
 func (lw *ListWatcher) disconnected(err error) {
 	if lw.state.Connected || lw.state.Since.IsZero() {
 		lw.Logger.Warn("etcd unreachable, serving the last snapshot", "prefix", lw.Prefix, "revision", lw.revision, "err", err)
-		lw.setState(State{Synced: lw.state.Synced, Connected: false, Err: err})
+		lw.setState(State{Synced: lw.state.Synced, Connected: false, Err: err, Confirmed: lw.state.Confirmed})
 		return
 	}
 	lw.state.Err = err

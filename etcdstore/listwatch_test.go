@@ -166,6 +166,32 @@ func TestEtcdAwayIsReportedAndChangesResumeWhenBack(t *testing.T) {
 	eventually(t, "connected state", func() bool { _, s, _ := rec.snapshot(); return s.Connected })
 }
 
+// TestConfirmedFollowsEtcdsAnswers checks State.Confirmed: it advances
+// with every probe while etcd answers, stays put while etcd is away, and
+// advances again once it is back.
+func TestConfirmedFollowsEtcdsAnswers(t *testing.T) {
+	srv := etcdtest.Start(t)
+	rec := startListWatch(t, srv.Client, 0)
+	confirmed := func() time.Time { _, s, _ := rec.snapshot(); return s.Confirmed }
+	eventually(t, "sync", func() bool { return !confirmed().IsZero() })
+	first := confirmed()
+	eventually(t, "a probe confirms again while the watch is quiet", func() bool { return confirmed().After(first) })
+
+	url := srv.ClientURL()
+	srv.Stop()
+	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected })
+	last := confirmed()
+	eventually(t, "a failed probe after the disconnection", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Err != nil && time.Since(s.Since) > 300*time.Millisecond
+	})
+	if got := confirmed(); !got.Equal(last) {
+		t.Fatalf("Confirmed moved from %v to %v while etcd was away", last, got)
+	}
+	srv.Restart(t, url)
+	eventually(t, "confirmed again once etcd is back", func() bool { return confirmed().After(last) })
+}
+
 func TestADifferentEtcdClusterAtTheSameURLIsListedAgain(t *testing.T) {
 	old := etcdtest.Start(t)
 	old.Put(t, "/skydns/a", "1")

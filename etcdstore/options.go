@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -149,7 +150,51 @@ func (o ClientOptions) New(logger *zap.Logger) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcd client for %v: %w", o.Endpoints, err)
 	}
+	if cfg.TLS != nil {
+		if err := o.checkHandshake(cfg.TLS); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// handshakeWait is how long checkHandshake waits, after the handshake, for
+// etcd to reject the client certificate (under TLS 1.3 it does so after).
+const handshakeWait = 300 * time.Millisecond
+
+// checkHandshake makes one TLS connection to the first endpoint, so that a
+// client certificate etcd rejects, or an etcd certificate the CA does not
+// verify, is an error at start rather than a gRPC client retrying for
+// ever in silence. An etcd that does not answer at all is not an error
+// here: the daemons start and wait for it.
+func (o ClientOptions) checkHandshake(tlsConfig *tls.Config) error {
+	u, err := url.Parse(o.Endpoints[0])
+	if err != nil || u.Scheme != "https" {
+		return nil
+	}
+	cfg := tlsConfig.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = u.Hostname()
+	}
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: o.DialTimeout}, "tcp", u.Host, cfg)
+	if err == nil {
+		defer conn.Close()
+		_ = conn.SetReadDeadline(time.Now().Add(handshakeWait))
+		_, err = conn.Read(make([]byte, 1))
+	}
+	if err != nil && isTLSFailure(err) {
+		return fmt.Errorf("etcd at %s refused the TLS handshake; check --etcd-cafile, --etcd-certfile and --etcd-keyfile: %w", o.Endpoints[0], err)
+	}
+	return nil
+}
+
+// isTLSFailure reports whether err is a TLS handshake or certificate
+// failure rather than a network one.
+func isTLSFailure(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var alert tls.AlertError
+	return errors.As(err, &verify) || errors.As(err, &alert) || strings.Contains(err.Error(), "tls: ")
 }
 
 // checkPEMCertificates fails unless path (if set) holds at least one PEM

@@ -1,6 +1,11 @@
 package etcdstore
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +88,39 @@ func TestTLSConfigLoadsTheCAOrFailsClearly(t *testing.T) {
 	cfg, err := o.Config(nil)
 	if err != nil || cfg.TLS == nil {
 		t.Fatalf("https endpoint without files: TLS config %v, %v", cfg.TLS, err)
+	}
+}
+
+func TestCheckHandshake(t *testing.T) {
+	untrusted := httptest.NewTLSServer(http.NotFoundHandler()) // a certificate no CA given here signed
+	t.Cleanup(untrusted.Close)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	tests := []struct {
+		name     string
+		endpoint string
+		wantErr  string
+	}{
+		{"a server certificate the CA does not verify is an error naming the TLS flags", untrusted.URL, "refused the TLS handshake; check --etcd-cafile"},
+		{"an etcd that does not answer is not an error: the daemon waits for it", "https://" + closedAddr, ""},
+		{"a plain http endpoint is not checked", "http://" + closedAddr, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := DefaultClientOptions()
+			o.Endpoints = []string{tt.endpoint}
+			o.DialTimeout = time.Second
+			err := o.checkHandshake(&tls.Config{RootCAs: x509.NewCertPool()})
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("got %v, want no error", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("got %v, want an error saying %q", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -36,7 +36,7 @@ func TestDNSEtcdCompaction(t *testing.T) {
 	t.Run("changes made while skydns was cut off and then compacted away are seen after a re-list", func(t *testing.T) {
 		lists := s.skydns.Metric("skydns_etcd_lists_total")
 		s.etcdProxy.Block()
-		harness.Eventually(t, 10*time.Second, func() error { return wantNotReady(&s.skydns.Daemon, "stale") })
+		harness.Eventually(t, 10*time.Second, func() error { return wantDisconnected(s.skydns) })
 		deleteService(t, s.kube, ns, "b")
 		createService(t, s.kube, ns, "e", "10.96.22.14")
 		s.dnsEtcd.Ctl("put", "/skydns/local/cluster/svc/compact/hand2/x", `{"host":"10.1.3.2"}`)

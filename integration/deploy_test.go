@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // TestDeployManifestsApply applies deploy/kubernetes and deploy/examples
 // to a real kube-apiserver with server-side apply, twice, and checks what
 // the API server made of them, including that kubesky's RBAC grants
-// reading Services and EndpointSlices and nothing more.
+// reading Services and EndpointSlices, recording events, and nothing more.
 func TestDeployManifestsApply(t *testing.T) {
 	etcd := harness.StartEtcd(t)
 	api := harness.StartAPIServer(t, etcd.Endpoint)
@@ -39,13 +40,21 @@ func TestDeployManifestsApply(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the kube-dns Service has the cluster DNS address and both protocols", func(t *testing.T) {
+	t.Run("the kube-dns Service has the cluster DNS address, both protocols and the metrics ports", func(t *testing.T) {
 		svc, err := api.Client.CoreV1().Services("kube-system").Get(t.Context(), "kube-dns", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if svc.Spec.ClusterIP != "10.96.0.10" || len(svc.Spec.Ports) != 2 {
-			t.Fatalf("clusterIP %s, ports %v", svc.Spec.ClusterIP, svc.Spec.Ports)
+		var ports []string
+		for _, p := range svc.Spec.Ports {
+			ports = append(ports, fmt.Sprintf("%s %s/%d", p.Name, p.Protocol, p.Port))
+		}
+		want := []string{"dns UDP/53", "dns-tcp TCP/53", "metrics TCP/8081", "k2s-metrics TCP/8082"}
+		if svc.Spec.ClusterIP != "10.96.0.10" || !slices.Equal(ports, want) {
+			t.Fatalf("clusterIP %s, ports %v; want 10.96.0.10, %v", svc.Spec.ClusterIP, ports, want)
+		}
+		if svc.Annotations["prometheus.io/scrape"] != "true" || svc.Annotations["prometheus.io/port"] != "8081" {
+			t.Fatalf("annotations %v: want prometheus.io/scrape and prometheus.io/port for skydns", svc.Annotations)
 		}
 	})
 	t.Run("the Deployment runs etcd, kube2sky and skydns", func(t *testing.T) {
@@ -67,13 +76,15 @@ func TestDeployManifestsApply(t *testing.T) {
 			t.Fatalf("%v, %v", svc, err)
 		}
 	})
-	t.Run("the service account may read Services and EndpointSlices and nothing more", func(t *testing.T) {
+	t.Run("the service account may read Services and EndpointSlices, record events, and nothing more", func(t *testing.T) {
 		allowed := []authorizationv1.ResourceAttributes{
 			{Verb: "list", Resource: "services"},
 			{Verb: "watch", Resource: "services"},
 			{Verb: "get", Resource: "services", Namespace: "default"},
 			{Verb: "list", Group: "discovery.k8s.io", Resource: "endpointslices"},
 			{Verb: "watch", Group: "discovery.k8s.io", Resource: "endpointslices"},
+			{Verb: "create", Resource: "events", Namespace: "default"},
+			{Verb: "patch", Resource: "events", Namespace: "default"},
 		}
 		denied := []authorizationv1.ResourceAttributes{
 			{Verb: "create", Resource: "services", Namespace: "default"},
@@ -81,6 +92,7 @@ func TestDeployManifestsApply(t *testing.T) {
 			{Verb: "list", Resource: "pods"},
 			{Verb: "list", Resource: "endpoints"},
 			{Verb: "update", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "default"},
+			{Verb: "delete", Resource: "events", Namespace: "default"},
 		}
 		checkAccess(t, api, allowed, denied)
 	})

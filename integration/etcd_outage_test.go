@@ -11,32 +11,59 @@ import (
 )
 
 // outage is how long TestDNSEtcdOutage keeps the DNS etcd down.
-const outage = 20 * time.Second
+const outage = 30 * time.Second
 
-// TestDNSEtcdOutage stops the DNS etcd for 20 seconds. Meanwhile skydns
-// keeps answering every name it knew from its last snapshot and says
-// "stale" on /readyz, while Services are deleted and created. Once etcd is
-// back, kube2sky's retries write those changes and skydns serves them.
+// maxStale is the --max-stale of the bounded replica of TestDNSEtcdOutage.
+const maxStale = 5 * time.Second
+
+// TestDNSEtcdOutage stops the DNS etcd, which two skydns replicas share,
+// for 30 seconds. Meanwhile both stay ready (an outage of a shared etcd
+// must not empty the kube-dns Service) and answer every name they knew
+// from their last snapshot, while skydns_snapshot_stale_seconds rises; a
+// third replica started with --max-stale=5s turns unready after 5 s and
+// keeps answering. Services are deleted and created meanwhile; once etcd
+// is back, kube2sky's retries write those changes, skydns serves them,
+// the staleness falls back and the bounded replica is ready again.
 func TestDNSEtcdOutage(t *testing.T) {
 	t.Parallel() // idle for long stretches; safe beside the other parallel tests (own stack)
-	s := startStack(t, stackOptions{skydnsArgs: []string{"--etcd-probe-interval=200ms"}})
+	const probe = "--etcd-probe-interval=200ms"
+	s := startStack(t, stackOptions{skydnsArgs: []string{probe}})
+	replicas := []*harness.SkyDNS{s.skydns, harness.StartSkyDNS(t, s.dnsEtcd.Endpoint, probe)}
+	bounded := harness.StartSkyDNS(t, s.dnsEtcd.Endpoint, probe, "--max-stale="+maxStale.String())
 	const ns = "outage"
 	createNamespace(t, s.kube, ns)
 	createService(t, s.kube, ns, "a", "10.96.21.10")
 	createService(t, s.kube, ns, "b", "10.96.21.11")
 	known := []expectation{aRecords(serviceName(ns, "a"), "10.96.21.10"), aRecords(serviceName(ns, "b"), "10.96.21.11")}
-	eventually(t, s.skydns.DNSAddr, expectTimeout, known...)
+	for _, r := range append(replicas, bounded) {
+		eventually(t, r.DNSAddr, expectTimeout, known...)
+	}
 
-	s.dnsEtcd.Stop()
 	down := time.Now()
+	s.dnsEtcd.Stop()
 	deleteService(t, s.kube, ns, "b")
 	createService(t, s.kube, ns, "c", "10.96.21.12")
-	t.Run("skydns reports stale on readyz while etcd is down", func(t *testing.T) {
-		harness.Eventually(t, 10*time.Second, func() error { return wantNotReady(&s.skydns.Daemon, "stale") })
+	t.Run("every replica stays ready and answers every known name for as long as etcd is down", func(t *testing.T) {
+		o := watchOutage(t, replicas, bounded, down.Add(outage), known)
+		t.Logf("%d rounds of queries to %d replicas answered from their snapshots during the %v outage; "+
+			"skydns_snapshot_stale_seconds reached %.1f", o.rounds, len(replicas)+1, outage, o.maxStale)
+		if o.maxStale < (outage - 2*time.Second).Seconds() {
+			t.Errorf("skydns_snapshot_stale_seconds reached %.1f, want about the %v outage", o.maxStale, outage)
+		}
+		if o.boundedUnready.IsZero() {
+			t.Fatalf("the --max-stale=%v replica never turned unready", maxStale)
+		}
+		after := o.boundedUnready.Sub(down)
+		t.Logf("the --max-stale=%v replica turned unready %v after etcd stopped", maxStale, after.Round(100*time.Millisecond))
+		if after < maxStale-time.Second {
+			t.Errorf("the --max-stale=%v replica turned unready after only %v", maxStale, after)
+		}
 	})
-	t.Run("skydns answers every known name for as long as etcd is down", func(t *testing.T) {
-		queries := keepAnswering(t, s, down.Add(outage), known)
-		t.Logf("%d rounds of queries answered from the last snapshot during the %v outage", queries, outage)
+	t.Run("verbose readyz says etcd is unreachable", func(t *testing.T) {
+		code, body, err := s.skydns.Get("/readyz?verbose")
+		if err != nil || code != http.StatusOK || !strings.Contains(body, "etcd unreachable since") {
+			t.Errorf("/readyz?verbose: %d %q %v", code, body, err)
+		}
 	})
 	t.Run("kube2sky reports etcd unreachable on readyz", func(t *testing.T) {
 		// Its probe notices within its interval plus a request timeout (7 s).
@@ -45,8 +72,14 @@ func TestDNSEtcdOutage(t *testing.T) {
 
 	s.dnsEtcd.Restart()
 	up := time.Now()
-	t.Run("skydns is ready again once etcd is back", func(t *testing.T) {
-		s.skydns.WaitReady(30 * time.Second)
+	t.Run("the staleness falls back once etcd is back", func(t *testing.T) {
+		for _, r := range append(replicas, bounded) {
+			harness.Eventually(t, 30*time.Second, func() error { return wantFresh(r) })
+		}
+		t.Logf("every replica confirmed current %v after etcd came back", time.Since(up).Round(time.Millisecond))
+	})
+	t.Run("the --max-stale replica is ready again", func(t *testing.T) {
+		bounded.WaitReady(30 * time.Second)
 	})
 	t.Run("kube2sky leads again within seconds, not after its own stale lease expires", func(t *testing.T) {
 		// Regression test: the lease revoke at the end of the lost term
@@ -57,8 +90,10 @@ func TestDNSEtcdOutage(t *testing.T) {
 		t.Logf("leading again %v after etcd came back", time.Since(up).Round(time.Millisecond))
 	})
 	t.Run("changes made during the outage propagate once etcd is back", func(t *testing.T) {
-		eventually(t, s.skydns.DNSAddr, 90*time.Second,
-			aRecords(serviceName(ns, "c"), "10.96.21.12"), aRecords(serviceName(ns, "b")), known[0])
+		for _, r := range replicas {
+			eventually(t, r.DNSAddr, 90*time.Second,
+				aRecords(serviceName(ns, "c"), "10.96.21.12"), aRecords(serviceName(ns, "b")), known[0])
+		}
 		t.Logf("changes visible %v after etcd came back", time.Since(up).Round(time.Millisecond))
 	})
 	t.Run("kube2sky is ready again", func(t *testing.T) {
@@ -66,23 +101,64 @@ func TestDNSEtcdOutage(t *testing.T) {
 	})
 }
 
-// keepAnswering queries the known names over UDP and TCP until the
-// deadline, checking that each answer is right and /readyz stays 503, and
-// returns how many rounds it made.
-func keepAnswering(t *testing.T, s *stack, deadline time.Time, known []expectation) int {
+// outageSeen is what watchOutage saw.
+type outageSeen struct {
+	rounds         int
+	maxStale       float64   // the highest skydns_snapshot_stale_seconds of the replicas
+	boundedUnready time.Time // when the --max-stale replica was first seen unready
+}
+
+// watchOutage queries the known names on every replica and the bounded
+// one over UDP and TCP until the deadline, checking that each answer is
+// right and that the replicas stay ready, and records the staleness and
+// when the bounded replica turned unready.
+func watchOutage(t *testing.T, replicas []*harness.SkyDNS, bounded *harness.SkyDNS, deadline time.Time, known []expectation) outageSeen {
 	t.Helper()
-	rounds := 0
-	for time.Now().Before(deadline) {
-		if err := holdsNow(t.Context(), s.skydns.DNSAddr, known...); err != nil {
-			t.Fatalf("after %d rounds: %v", rounds, err)
+	var o outageSeen
+	for ; time.Now().Before(deadline); o.rounds++ {
+		for _, r := range append(replicas, bounded) {
+			if err := holdsNow(t.Context(), r.DNSAddr, known...); err != nil {
+				t.Fatalf("round %d: %v", o.rounds, err)
+			}
 		}
-		if err := wantNotReady(&s.skydns.Daemon, "stale"); err != nil {
-			t.Fatalf("after %d rounds: %v", rounds, err)
+		for _, r := range replicas {
+			if err := r.Ready(); err != nil {
+				t.Fatalf("round %d: %v", o.rounds, err)
+			}
+			o.maxStale = max(o.maxStale, r.Metric("skydns_snapshot_stale_seconds"))
 		}
-		rounds++
+		if o.boundedUnready.IsZero() && wantNotReady(&bounded.Daemon, "stale: snapshot last confirmed current by etcd") == nil {
+			o.boundedUnready = time.Now()
+		}
 		time.Sleep(100 * time.Millisecond) // pacing the checks, not waiting for a condition
 	}
-	return rounds
+	return o
+}
+
+// wantFresh returns nil once etcd confirmed r's snapshot within the last
+// second (its probe runs every 200ms).
+func wantFresh(r *harness.SkyDNS) error {
+	m, err := r.Metrics()
+	if err != nil {
+		return err
+	}
+	if v, ok := m["skydns_snapshot_stale_seconds"]; !ok || v >= 1 {
+		return fmt.Errorf("%s: skydns_snapshot_stale_seconds %v (present %v), want under 1", r.Process.Name(), v, ok)
+	}
+	return nil
+}
+
+// wantDisconnected returns nil once skydns has noticed that etcd does
+// not answer (skydns_etcd_connected 0).
+func wantDisconnected(r *harness.SkyDNS) error {
+	m, err := r.Metrics()
+	if err != nil {
+		return err
+	}
+	if v, ok := m["skydns_etcd_connected"]; !ok || v != 0 {
+		return fmt.Errorf("%s: skydns_etcd_connected %v (present %v), want 0", r.Process.Name(), v, ok)
+	}
+	return nil
 }
 
 // wantNotReady returns nil when the daemon's /readyz answers 503 with a

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -171,19 +170,5 @@ func rdata(rrs []dns.RR) []string {
 // ConfigMap and returns it.
 func waitHostsEvent(t *testing.T, kube kubernetes.Interface) corev1.Event {
 	t.Helper()
-	var found corev1.Event
-	harness.Eventually(t, hostsTimeout, func() error {
-		evs, err := kube.CoreV1().Events("kube-system").List(t.Context(), metav1.ListOptions{
-			FieldSelector: "involvedObject.kind=ConfigMap,involvedObject.name=hosts,reason=InvalidHostsLines",
-		})
-		if err != nil {
-			return err
-		}
-		if len(evs.Items) == 0 {
-			return errors.New("no InvalidHostsLines event on kube-system/hosts")
-		}
-		found = evs.Items[len(evs.Items)-1]
-		return nil
-	})
-	return found
+	return waitConfigMapEvent(t, kube, "hosts", "InvalidHostsLines")
 }

@@ -74,6 +74,7 @@ type scaleRun struct {
 	dnsEtcd *harness.Etcd
 	k2s     *harness.Kube2Sky
 	load    time.Duration // creating every object through the API
+	podLoad time.Duration // creating and starting every pod through the API
 }
 
 // start runs kube-apiserver and the records etcd, and loads the objects.
@@ -92,6 +93,30 @@ func (r *scaleRun) start() {
 		b.Fatal(err)
 	}
 	r.load = time.Since(begin)
+	if r.cfg.Pods > 0 {
+		begin = time.Now()
+		if err := loadScalePods(b.Context(), r.kube, r.cfg.Pods); err != nil {
+			b.Fatal(err)
+		}
+		r.podLoad = time.Since(begin)
+	}
+}
+
+// podsNote names the pods in a title, when the run has any.
+func (r *scaleRun) podsNote() string {
+	if r.cfg.Pods == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s running pods (`--pod-records=verified`)", fmtCount(r.cfg.Pods))
+}
+
+// kube2skyArgs are kube2sky's flags in every part: pod records when the
+// run has pods, then extra.
+func (r *scaleRun) kube2skyArgs(extra ...string) []string {
+	if r.cfg.Pods > 0 {
+		extra = append(extra, "--pod-records=verified")
+	}
+	return extra
 }
 
 // initialSync is part 1: kube2sky started against the loaded API server and
@@ -99,9 +124,10 @@ func (r *scaleRun) start() {
 func (r *scaleRun) initialSync() *table {
 	b := r.b
 	start := time.Now()
-	r.k2s = harness.NewKube2Sky(b, r.api.Kubeconfig, r.dnsEtcd.Endpoint, "--resync-period="+r.cfg.Resync.String())
+	r.k2s = harness.NewKube2Sky(b, r.api.Kubeconfig, r.dnsEtcd.Endpoint, r.kube2skyArgs("--resync-period="+r.cfg.Resync.String(), "--pprof")...)
 	pid := r.k2s.Process.PID()
 	r.k2s.WaitReady(scaleReadyBudget)
+	r.saveHeapProfile()
 	synced := r.logTime("informers synced")
 	written := r.logTime("full reconcile done")
 	cpu, err := proc.CPUTime(pid)
@@ -112,7 +138,7 @@ func (r *scaleRun) initialSync() *table {
 	if err != nil {
 		b.Fatal(err)
 	}
-	want := int64(r.cfg.Services*keysPerService + baseKeys)
+	want := int64(r.cfg.Services*keysPerService + r.cfg.Pods*keysPerPod + baseKeys)
 	keys := r.countRecords()
 	if keys != want {
 		b.Fatalf("after the first full reconcile etcd holds %d records, want %d", keys, want)
@@ -120,13 +146,17 @@ func (r *scaleRun) initialSync() *table {
 	m := r.metrics()
 	b.ReportMetric(written.Sub(synced).Seconds(), "sync-s")
 	t := &table{
-		title: fmt.Sprintf("1. Initial sync: %s headless Services, %s endpoints, empty records etcd",
-			fmtCount(r.cfg.Services), fmtCount(r.cfg.Services*endpointsPerService)),
+		title: fmt.Sprintf("1. Initial sync: %s headless Services, %s endpoints%s, empty records etcd",
+			fmtCount(r.cfg.Services), fmtCount(r.cfg.Services*endpointsPerService), r.podsNote()),
 		header: []string{"measure", "value", "target", "ratio", "verdict"},
 	}
 	objects := 2 * r.cfg.Services
 	t.add(row(fmt.Sprintf("loading: %s Services + EndpointSlices created through the API (%d at a time)", fmtCount(objects), loadWorkers),
 		fmt.Sprintf("%s (%s objects/s)", fmtDuration(r.load), fmtCount(float64(objects)/r.load.Seconds())), noTarget)...)
+	if r.cfg.Pods > 0 {
+		t.add(row(fmt.Sprintf("loading: %s running pods created and their status patched through the API (%d at a time)", fmtCount(r.cfg.Pods), loadWorkers),
+			fmt.Sprintf("%s (%s pods/s)", fmtDuration(r.podLoad), fmtCount(float64(r.cfg.Pods)/r.podLoad.Seconds())), noTarget)...)
+	}
 	t.add(row("kube2sky start → informers synced (log)", fmtDuration(synced.Sub(start)), noTarget)...)
 	t.add(row("**informers synced → every record in etcd** (first full reconcile done, log)",
 		fmtDuration(written.Sub(synced)), targetCells(written.Sub(synced), syncTarget))...)
@@ -187,7 +217,7 @@ func (r *scaleRun) steadyResync() *table {
 func (r *scaleRun) restart(t *table) {
 	r.k2s.Process.Stop()
 	start := time.Now()
-	r.k2s = harness.NewKube2Sky(r.b, r.api.Kubeconfig, r.dnsEtcd.Endpoint)
+	r.k2s = harness.NewKube2Sky(r.b, r.api.Kubeconfig, r.dnsEtcd.Endpoint, r.kube2skyArgs()...)
 	r.k2s.WaitReady(scaleReadyBudget)
 	ready := time.Since(start)
 	m := r.metrics()
@@ -221,6 +251,10 @@ func (r *scaleRun) churn() []*table {
 	cpuUsed := cpu.String()
 	after, skyAfter, etcdAfter := r.metrics(), r.skyMetrics(sky), r.etcdMetrics()
 	skyMem, err := proc.ReadMemory(sky.Process.PID())
+	if err != nil {
+		b.Fatal(err)
+	}
+	k2sMem, err := proc.ReadMemory(r.k2s.Process.PID())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -265,6 +299,7 @@ func (r *scaleRun) churn() []*table {
 	targets.add(row("records etcd: backend commit p99 bucket; applies slower than 100 ms", fmtBucket(histogramQuantile(etcdBefore, etcdAfter,
 		metricEtcdCommit, "", 0.99))+"; "+fmtCount(delta(etcdAfter, etcdBefore, metricEtcdSlowApply)), noTarget)...)
 	targets.add(row("CPU time during the churn (from its start until the last change is seen)", cpuUsed, noTarget)...)
+	targets.add(row("kube2sky RSS at the end (VmRSS) / peak since its restart (VmHWM)", fmtMB(k2sMem.RSS)+" / "+fmtMB(k2sMem.Peak), noTarget)...)
 	targets.add(row("skydns start → ready (lists every record)", fmtDuration(skyReady), noTarget)...)
 	targets.add(row("skydns RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(skyMem.RSS)+" / "+fmtMB(skyMem.Peak), noTarget)...)
 	return []*table{t, targets}

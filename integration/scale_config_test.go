@@ -13,10 +13,12 @@ import (
 // the default (the issue's figures).
 const (
 	envScaleServices      = "KUBESKY_SCALE_SERVICES"       // headless Services to load (default 10000)
+	envScalePods          = "KUBESKY_SCALE_PODS"           // running pods to load, with --pod-records=verified (default none)
 	envScaleChurnRate     = "KUBESKY_SCALE_CHURN_RATE"     // changes per second (default 100)
 	envScaleChurnDuration = "KUBESKY_SCALE_CHURN_DURATION" // how long the churn lasts (default 60s)
 	envScaleResync        = "KUBESKY_SCALE_RESYNC"         // kube2sky's --resync-period in parts 1 and 2 (default 5s)
 	envScaleOut           = "KUBESKY_SCALE_OUT"            // the Markdown file written ("-": none)
+	envScaleProfile       = "KUBESKY_SCALE_PROFILE"        // a file for kube2sky's heap profile after the sync ("": none)
 )
 
 // defaultScaleOut is where the tables go, relative to integration/ (the
@@ -26,10 +28,12 @@ const defaultScaleOut = "../bench/results/kube2sky.md"
 // scaleConfig sizes one run of BenchmarkKube2SkyAtScale.
 type scaleConfig struct {
 	Services      int           // headless Services, endpointsPerService ready endpoints each
+	Pods          int           // running pods; 0 runs kube2sky without pod records
 	ChurnRate     int           // changes per second in part 3
 	ChurnDuration time.Duration // how long part 3 issues changes
 	Resync        time.Duration // kube2sky's --resync-period in parts 1 and 2
 	Out           string        // the Markdown file; "" writes none
+	Profile       string        // where kube2sky's heap profile goes after the sync; "" takes none
 }
 
 // ChurnChanges is how many changes part 3 makes.
@@ -53,6 +57,9 @@ func parseScaleConfig(getenv func(string) string) (scaleConfig, error) {
 	if c.Services, err = envInt(getenv, envScaleServices, c.Services); err != nil {
 		return c, err
 	}
+	if c.Pods, err = envInt(getenv, envScalePods, c.Pods); err != nil {
+		return c, err
+	}
 	if c.ChurnRate, err = envInt(getenv, envScaleChurnRate, c.ChurnRate); err != nil {
 		return c, err
 	}
@@ -62,6 +69,7 @@ func parseScaleConfig(getenv func(string) string) (scaleConfig, error) {
 	if c.Resync, err = envDuration(getenv, envScaleResync, c.Resync); err != nil {
 		return c, err
 	}
+	c.Profile = getenv(envScaleProfile)
 	switch out := getenv(envScaleOut); out {
 	case "":
 	case "-":

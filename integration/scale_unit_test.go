@@ -30,12 +30,13 @@ func TestScaleConfigDefaultsAreTheIssuesFigures(t *testing.T) {
 
 func TestScaleConfigReadsTheEnvironment(t *testing.T) {
 	c, err := parseScaleConfig(env(map[string]string{
-		envScaleServices: "2000", envScaleChurnRate: "50", envScaleChurnDuration: "10s", envScaleResync: "3s", envScaleOut: "-",
+		envScaleServices: "2000", envScalePods: "20000", envScaleChurnRate: "50", envScaleChurnDuration: "10s", envScaleResync: "3s",
+		envScaleOut: "-", envScaleProfile: "/tmp/heap.pprof",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scaleConfig{Services: 2000, ChurnRate: 50, ChurnDuration: 10 * time.Second, Resync: 3 * time.Second}
+	want := scaleConfig{Services: 2000, Pods: 20000, ChurnRate: 50, ChurnDuration: 10 * time.Second, Resync: 3 * time.Second, Profile: "/tmp/heap.pprof"}
 	if c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
@@ -48,6 +49,7 @@ func TestScaleConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}{
 		{map[string]string{envScaleServices: "ten"}, envScaleServices + `="ten": want a positive whole number`},
 		{map[string]string{envScaleServices: "0"}, envScaleServices},
+		{map[string]string{envScalePods: "-1"}, envScalePods},
 		{map[string]string{envScaleChurnRate: "-5"}, envScaleChurnRate},
 		{map[string]string{envScaleChurnDuration: "60"}, envScaleChurnDuration + `="60": want a positive duration`},
 		{map[string]string{envScaleChurnDuration: "1ms"}, "makes no change"},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/spf13/pflag"
 )
@@ -44,8 +45,14 @@ type Config struct {
 	MaxTxnOps int
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// LogFormat is text (logfmt) or json, for every line, client-go's too.
+	LogFormat string
 	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
 	Pprof bool
+	// GCPercent is the Go collector's target (as GOGC) that Run sets: the
+	// heap may grow to 1+GCPercent/100 times what is live before a
+	// collection; -1 leaves GOGC's setting.
+	GCPercent int
 	// Identity names this replica in the election; "" means host name and
 	// process id.
 	Identity string
@@ -72,6 +79,8 @@ func DefaultConfig() Config {
 		TTL:           30,
 		MaxTxnOps:     128,
 		LogLevel:      "info",
+		LogFormat:     logging.FormatText,
+		GCPercent:     DefaultGCPercent,
 		probeInterval: 2 * time.Second,
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled},
 	}
@@ -92,7 +101,9 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.OwnerID, "owner-id", c.OwnerID, `owner stamped on every value; only keys with it are changed or deleted (default "kube2sky.<zone>")`)
 	fs.IntVar(&c.MaxTxnOps, "max-txn-ops", c.MaxTxnOps, "most operations per etcd transaction (at most the server's --max-txn-ops)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log line format, client-go's lines included: text (key=value) or json")
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
+	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	c.ExtraRecords.addFlags(fs)
 }
 
@@ -110,6 +121,9 @@ func (c Config) Validate() error {
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
 	}
+	if err := logging.CheckFormat(c.LogFormat); err != nil {
+		errs = append(errs, fmt.Errorf("--log-format: %w", err))
+	}
 	return errors.Join(errs...)
 }
 
@@ -126,6 +140,9 @@ func (c Config) validateNumbers() error {
 	}
 	if c.MaxTxnOps < 2 {
 		errs = append(errs, fmt.Errorf("--max-txn-ops: must be at least 2, got %d", c.MaxTxnOps))
+	}
+	if c.GCPercent < -1 {
+		errs = append(errs, fmt.Errorf("--gc-percent: want -1 (keep GOGC's setting) or more, got %d", c.GCPercent))
 	}
 	return errors.Join(errs...)
 }

@@ -43,6 +43,7 @@ func TestABadValueNamesItsFlag(t *testing.T) {
 		{"an owner with a slash", func(c *Config) { c.OwnerID = "a/b" }, "--owner-id"},
 		{"one op per Txn", func(c *Config) { c.MaxTxnOps = 1 }, "--max-txn-ops"},
 		{"an unknown log level", func(c *Config) { c.LogLevel = "loud" }, "--log-level"},
+		{"a GC target below -1", func(c *Config) { c.GCPercent = -2 }, "--gc-percent"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()

@@ -23,6 +23,7 @@ type Controller struct {
 	owner    string
 	log      *slog.Logger
 	etcd     *clientv3.Client
+	kube     kubernetes.Interface // for events
 	store    *store
 	services cache.SharedIndexInformer
 	slices   cache.SharedIndexInformer
@@ -68,6 +69,7 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		owner:          cfg.owner(),
 		log:            log,
 		etcd:           etcd,
+		kube:           kube,
 		store:          &store{kv: etcd, timeout: cfg.Etcd.RequestTimeout, maxOps: cfg.MaxTxnOps - 1, pageSize: 5000},
 		services:       newServiceInformer(kube),
 		slices:         newSliceInformer(kube),
@@ -82,7 +84,7 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
-	c.problems = newProblemLog(log, c.metrics)
+	c.problems = newProblemLog(log, c.metrics, c.objectRef)
 	if _, err := c.services.AddEventHandler(c.serviceHandler()); err != nil {
 		return nil, fmt.Errorf("service informer: %w", err)
 	}
@@ -108,6 +110,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	wg.Go(func() { c.slices.RunWithContext(ctx) })
 	wg.Go(func() { c.probeLoop(ctx) })
 	c.runExtraRecords(ctx, &wg)
+	c.startEvents(ctx, &wg)
 	c.log.Info("waiting for the informers to sync")
 	if !cache.WaitForCacheSync(ctx.Done(), c.services.HasSynced, c.slices.HasSynced, c.extraSynced) {
 		return nil

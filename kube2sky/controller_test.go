@@ -2,6 +2,7 @@ package kube2sky
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kubesky/kubesky/kube2sky/records"
@@ -132,6 +133,27 @@ func TestAnInvalidPortIsCountedAndTheRestIsWritten(t *testing.T) {
 	}
 	if got := value(r.metrics.invalidObjects.WithLabelValues("Service")); got != 1 {
 		t.Errorf("after a resync, invalid objects = %v, want still 1 (each problem counted once)", got)
+	}
+}
+
+func TestAnInvalidServiceAndEndpointSliceEachGetAnEvent(t *testing.T) {
+	t.Parallel()
+	h, _ := startLeader(t)
+	svc := service("default", "web", []string{"10.96.0.10"}, tcp("Bad_Name", 1))
+	svc.UID = "uid-web"
+	h.create(svc)
+	h.create(headless("default", "db"))
+	sl := endpointSlice("default", "db", "db-a", nil, ep{ip: "127.0.0.1", ready: true}, ep{ip: "10.244.1.7", ready: true})
+	sl.UID = "uid-db-a"
+	h.create(sl)
+	ev := h.waitEvent("default", "Service", "web", reasonInvalidForDNS)
+	if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.UID != "uid-web" || !strings.Contains(ev.Message, `spec.ports[0] "Bad_Name/TCP/1"`) {
+		t.Errorf("event on the Service: %s %s %q", ev.Type, ev.InvolvedObject.UID, ev.Message)
+	}
+	ev = h.waitEvent("default", "EndpointSlice", "db-a", reasonInvalidForDNS)
+	if ev.InvolvedObject.APIVersion != "discovery.k8s.io/v1" || ev.InvolvedObject.UID != "uid-db-a" ||
+		!strings.Contains(ev.Message, `endpoints[0].addresses[0] "127.0.0.1": a loopback address`) {
+		t.Errorf("event on the EndpointSlice: %s %s %q", ev.InvolvedObject.APIVersion, ev.InvolvedObject.UID, ev.Message)
 	}
 }
 

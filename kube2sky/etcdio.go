@@ -77,9 +77,10 @@ func decodeKV(value []byte, modRev int64) kv {
 	return out
 }
 
-// list reads every key under prefix at one revision, page by page.
-func (s *store) list(ctx context.Context, prefix string) (current, error) {
-	out := current{}
+// scan calls fn with every key under prefix, read at one revision, page
+// by page, so that a caller keeping only some of the keys never holds them
+// all. fn decodes what it keeps (decodeKV).
+func (s *store) scan(ctx context.Context, prefix string, fn func(key string, value []byte, modRev int64)) error {
 	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
 	var rev int64
 	for {
@@ -89,14 +90,14 @@ func (s *store) list(ctx context.Context, prefix string) (current, error) {
 		}
 		resp, err := s.get(ctx, from, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", prefix, err)
+			return fmt.Errorf("listing %s: %w", prefix, err)
 		}
 		rev = resp.Header.Revision
 		for _, e := range resp.Kvs {
-			out[string(e.Key)] = decodeKV(e.Value, e.ModRevision)
+			fn(string(e.Key), e.Value, e.ModRevision)
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
-			return out, nil
+			return nil
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}

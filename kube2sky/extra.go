@@ -23,8 +23,9 @@ const (
 
 // extraRecords is the controller's state for pod and host records.
 type extraRecords struct {
-	pods  cache.SharedIndexInformer // nil unless --pod-records=verified
-	hosts cache.SharedIndexInformer // nil unless --hosts-configmap
+	pods    cache.SharedIndexInformer // nil unless --pod-records=verified
+	hosts   cache.SharedIndexInformer // nil unless --hosts-configmap
+	kubeDNS *kubeDNSConfig            // nil unless --kube-dns-configmap
 
 	podPrefix    string // "/skydns/local/cluster/pod/"
 	hostsPrefix  string // "/skydns/local/cluster/hosts/"
@@ -53,20 +54,21 @@ func (c *Controller) addExtraRecords(kube kubernetes.Interface) error {
 			return err
 		}
 	}
+	if c.cfg.KubeDNSConfigMap != "" {
+		if err := c.addKubeDNSInformer(kube); err != nil {
+			return err
+		}
+	}
 	if c.cfg.HostsConfigMap != "" {
 		return c.addHostsInformer(kube)
 	}
 	return nil
 }
 
-// runExtraRecords runs the extra informers (and the event recorder) until
-// ctx ends.
+// runExtraRecords runs the extra informers until ctx ends.
 func (c *Controller) runExtraRecords(ctx context.Context, wg *sync.WaitGroup) {
 	for _, inf := range c.extra.informers() {
 		wg.Go(func() { inf.RunWithContext(ctx) })
-	}
-	if c.extra.hosts != nil {
-		c.startEvents(ctx, wg)
 	}
 }
 
@@ -82,7 +84,11 @@ func (c *Controller) extraSynced() bool {
 
 func (e *extraRecords) informers() []cache.SharedIndexInformer {
 	var out []cache.SharedIndexInformer
-	for _, inf := range []cache.SharedIndexInformer{e.pods, e.hosts} {
+	all := []cache.SharedIndexInformer{e.pods, e.hosts}
+	if e.kubeDNS != nil {
+		all = append(all, e.kubeDNS.informer)
+	}
+	for _, inf := range all {
 		if inf != nil {
 			out = append(out, inf)
 		}
@@ -109,6 +115,9 @@ func (c *Controller) groupOfForward(key string) string {
 	if strings.HasPrefix(key, e.hostsPrefix) || (e.domainPrefix != "" && strings.HasPrefix(key, e.domainPrefix)) {
 		return hostsGroup
 	}
+	if e.kubeDNS.isKubeDNSKey(key) {
+		return kubeDNSGroup
+	}
 	return ""
 }
 
@@ -120,6 +129,8 @@ func (c *Controller) extraDesired(key string) (d desired, ok bool) {
 		return c.podDesired(key), true
 	case key == hostsGroup:
 		return c.hostsDesired(), true
+	case key == kubeDNSGroup:
+		return c.kubeDNSDesired(), true
 	}
 	return desired{}, false
 }
@@ -135,6 +146,8 @@ func (c *Controller) readGroup(ctx context.Context, key string) (current, error)
 		return c.store.read(ctx, k+"/", append(ptrs, k))
 	case key == hostsGroup:
 		return c.readHosts(ctx, ptrs)
+	case key == kubeDNSGroup:
+		return c.readKubeDNS(ctx)
 	}
 	ns, name := splitServiceKey(key)
 	return c.store.read(ctx, c.zone.ServiceKeyPrefix(ns, name), ptrs)
@@ -152,23 +165,19 @@ func (c *Controller) readHosts(ctx context.Context, ptrs []string) (current, err
 	return cur, err
 }
 
-// listExtra adds to cur, in a full reconcile, the keys under the
+// scanExtra calls fn, in a full reconcile, with the keys under the
 // --hosts-domain prefix (everything else lives under the zone, which the
 // full reconcile lists anyway).
-func (c *Controller) listExtra(ctx context.Context, cur current) error {
+func (c *Controller) scanExtra(ctx context.Context, fn func(key string, value []byte, modRev int64)) error {
 	if c.extra.domainPrefix == "" {
 		return nil
 	}
-	more, err := c.store.list(ctx, c.extra.domainPrefix)
-	for k, v := range more {
-		cur[k] = v
-	}
-	return err
+	return c.store.scan(ctx, c.extra.domainPrefix, fn)
 }
 
 // addExtraGroups adds, in a full reconcile, the desired records and PTR
 // claims of every pod address and of the hosts.
-func (c *Controller) addExtraGroups(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string]desired) {
+func (c *Controller) addExtraGroups(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string][]desiredKV) {
 	var keys []string
 	if c.extra.pods != nil {
 		for _, v := range c.extra.pods.GetIndexer().ListIndexFuncValues(byPodAddress) {
@@ -178,10 +187,11 @@ func (c *Controller) addExtraGroups(groups map[string]*fullGroup, claims map[str
 	if c.extra.hosts != nil {
 		keys = append(keys, hostsGroup)
 	}
+	if c.extra.kubeDNS != nil {
+		keys = append(keys, kubeDNSGroup)
+	}
 	for _, key := range keys {
 		d, _ := c.extraDesired(key)
-		groups[key] = &fullGroup{want: encodeEntries(d.forward), cur: current{}}
-		claims[key] = entryKeys(d.ptr)
-		ptrs[key] = d
+		addGroup(groups, claims, ptrs, key, d)
 	}
 }

@@ -31,11 +31,16 @@ type ExtraRecords struct {
 	// HostsDomain is a domain every host name is written under too, besides
 	// hosts.<zone>; "" for none.
 	HostsDomain string
+	// KubeDNSConfigMap is the "namespace/name" of a ConfigMap in kube-dns's
+	// format (stubDomains, upstreamNameservers) written as skydns's stub
+	// domains and upstreams; "" for none.
+	KubeDNSConfigMap string
 }
 
 func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
 	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
+	fs.StringVar(&e.KubeDNSConfigMap, "kube-dns-configmap", e.KubeDNSConfigMap, "namespace/name of a ConfigMap in kube-dns's format (stubDomains, upstreamNameservers; usually kube-system/kube-dns) written as skydns's stub domains and upstreams (live)")
 	fs.StringVar(&e.HostsDomain, "hosts-domain", e.HostsDomain, "also write the host names under this domain (skydns must serve it: --zone)")
 }
 
@@ -49,7 +54,12 @@ func (e ExtraRecords) validate(zone string) error {
 	}
 	if e.HostsConfigMap != "" {
 		if _, _, err := splitConfigMapRef(e.HostsConfigMap); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("--hosts-configmap: %w", err))
+		}
+	}
+	if e.KubeDNSConfigMap != "" {
+		if _, _, err := splitConfigMapRef(e.KubeDNSConfigMap); err != nil {
+			errs = append(errs, fmt.Errorf("--kube-dns-configmap: %w", err))
 		}
 	}
 	return errors.Join(append(errs, e.validateDomain(zone))...)
@@ -78,7 +88,7 @@ func (e ExtraRecords) validateDomain(zone string) error {
 func splitConfigMapRef(ref string) (namespace, name string, err error) {
 	namespace, name, ok := strings.Cut(ref, "/")
 	if !ok || len(validation.IsDNS1123Label(namespace)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return "", "", fmt.Errorf("--hosts-configmap: %q must be namespace/name", ref)
+		return "", "", fmt.Errorf("%q must be namespace/name", ref)
 	}
 	return namespace, name, nil
 }

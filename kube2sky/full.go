@@ -1,7 +1,10 @@
 package kube2sky
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"iter"
 	"maps"
 	"slices"
 	"time"
@@ -13,10 +16,11 @@ import (
 type fullGroup struct {
 	want []desiredKV
 	cur  current
+	hold bool // leave cur as it is
 }
 
-// fullReconcile lists everything kube2sky may own, diffs every Service at
-// once, deletes owned keys that no Service explains, and writes the
+// fullReconcile builds every Service's records, lists everything kube2sky
+// may own, deletes owned keys that no Service explains, and writes the
 // changes packed into few Txns. A Txn that meets a concurrent change leaves
 // its Services to the workers.
 func (c *Controller) fullReconcile(t *term) error {
@@ -24,53 +28,51 @@ func (c *Controller) fullReconcile(t *term) error {
 	defer c.fullMu.Unlock()
 	start := time.Now()
 	defer func() { c.metrics.reconcileDuration.WithLabelValues("full").Observe(time.Since(start).Seconds()) }()
-	zoneCur, err := c.store.list(t.ctx, c.zone.ZoneKeyPrefix())
-	if err != nil {
-		return err
-	}
-	arpaCur, err := c.store.list(t.ctx, c.zone.ReverseKeyPrefix())
-	if err != nil {
-		return err
-	}
-	if err := c.listExtra(t.ctx, zoneCur); err != nil {
-		return err
-	}
 	groups := c.desiredGroups()
-	c.assignForward(groups, zoneCur)
-	c.assignReverse(groups, arpaCur)
+	seen, err := c.fileCurrent(t.ctx, groups)
+	if err != nil {
+		return err
+	}
 	written, failed, err := c.writeGroups(t, groups)
 	if err != nil {
 		return err
 	}
 	c.afterFull(groups, written, failed)
-	c.log.Info("full reconcile done", "services", len(c.services.GetStore().ListKeys()), "keys_seen", len(zoneCur)+len(arpaCur),
+	c.log.Info("full reconcile done", "services", len(c.services.GetStore().ListKeys()), "keys_seen", seen,
 		"services_changed", len(written), "services_left_to_workers", len(failed), "duration", time.Since(start))
 	return nil
 }
 
 // desiredGroups builds every cached Service's records, resets the PTR index
-// to their claims, and gives each PTR to its winner.
+// to their claims, and gives each PTR to its winner. Records are encoded
+// as each Service is built, so only the encoded values stay in memory.
 func (c *Controller) desiredGroups() map[string]*fullGroup {
 	groups := map[string]*fullGroup{"": {want: encodeEntries(c.desiredZone()), cur: current{}}}
 	claims := map[string][]string{}
-	ptrs := map[string]desired{}
+	ptrs := map[string][]desiredKV{}
 	for _, svc := range c.allServices() {
 		key := svc.Key()
-		d := c.build(key, svc)
-		groups[key] = &fullGroup{want: encodeEntries(d.forward), cur: current{}}
-		claims[key] = entryKeys(d.ptr)
-		ptrs[key] = d
+		addGroup(groups, claims, ptrs, key, c.build(key, svc))
 	}
 	c.addExtraGroups(groups, claims, ptrs)
 	c.ptrs.reset(claims)
-	for key, d := range ptrs {
-		for _, e := range d.ptr {
-			if c.ptrs.winner(e.Key) == key {
-				groups[key].want = append(groups[key].want, desiredKV{key: e.Key, value: e.Record.Encode()})
+	for key, kvs := range ptrs {
+		for _, kv := range kvs {
+			if c.ptrs.winner(kv.key) == key {
+				groups[key].want = append(groups[key].want, kv)
 			}
 		}
 	}
 	return groups
+}
+
+// addGroup files one group's desired records in a full reconcile: its
+// forward records in its group, its PTRs in ptrs until the winners are
+// known, and their keys in claims.
+func addGroup(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string][]desiredKV, key string, d desired) {
+	groups[key] = &fullGroup{want: encodeEntries(d.forward), cur: current{}, hold: d.hold}
+	claims[key] = entryKeys(d.ptr)
+	ptrs[key] = encodeEntries(d.ptr)
 }
 
 // groupOf returns the group of a key, creating an empty one for a Service
@@ -84,47 +86,100 @@ func groupOf(groups map[string]*fullGroup, key string) *fullGroup {
 	return g
 }
 
-// assignForward files every key under the zone with its Service (or pod
-// address, or the hosts), or with the zone group when it belongs to none.
-func (c *Controller) assignForward(groups map[string]*fullGroup, cur current) {
-	for k, v := range cur {
-		groupOf(groups, c.groupOfForward(k)).cur[k] = v
+// fileCurrent lists what etcd holds under the zone, the hosts domain and
+// the reverse zone, and files each key with its group: a forward key with
+// its Service (or pod address, or the hosts), or the zone group when it
+// belongs to none; a PTR key with its winner, or, when nobody claims it and
+// it is owned, with the Service it points at (or the zone group), to be
+// deleted. A key that already holds the value its group wants is marked on
+// the desired record instead of being kept (or decoded), so the listing
+// holds memory only for what differs. It returns how many keys it saw.
+func (c *Controller) fileCurrent(ctx context.Context, groups map[string]*fullGroup) (int, error) {
+	wanted := wantIndex(groups)
+	seen := 0
+	forward := func(key string, value []byte, modRev int64) {
+		seen++
+		group := c.groupOfForward(key)
+		if !wanted.markCurrent(group, key, value) {
+			groupOf(groups, group).cur[key] = decodeKV(value, modRev)
+		}
 	}
+	reverse := func(key string, value []byte, modRev int64) {
+		seen++
+		group, keep := c.ptrs.winner(key), true
+		if group != "" && wanted.markCurrent(group, key, value) {
+			return
+		}
+		v := decodeKV(value, modRev)
+		if group == "" {
+			group, keep = c.orphanGroup(v)
+		}
+		if keep {
+			groupOf(groups, group).cur[key] = v
+		}
+	}
+	if err := c.store.scan(ctx, c.zone.ZoneKeyPrefix(), forward); err != nil {
+		return 0, err
+	}
+	if err := c.scanExtra(ctx, forward); err != nil {
+		return 0, err
+	}
+	err := c.store.scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
+	return seen, err
 }
 
-// assignReverse files every PTR key with its winner; an owned key nobody
-// claims goes to the Service it points at (or the zone group), to be
-// deleted.
-func (c *Controller) assignReverse(groups map[string]*fullGroup, cur current) {
-	for k, v := range cur {
-		if w := c.ptrs.winner(k); w != "" {
-			groupOf(groups, w).cur[k] = v
-			continue
-		}
-		if v.owner != c.owner {
-			continue
-		}
-		key := ""
-		if ns, name, ok := c.zone.ServiceOfTarget(v.host); ok {
-			key = serviceKey(ns, name)
-		}
-		groupOf(groups, key).cur[k] = v
+// orphanGroup returns the group of a PTR nobody claims: the Service it
+// points at, or the zone group (""); keep is false when kube2sky does not
+// own it, and leaves it alone.
+func (c *Controller) orphanGroup(v kv) (group string, keep bool) {
+	if v.owner != c.owner {
+		return "", false
 	}
+	if ns, name, ok := c.zone.ServiceOfTarget(v.host); ok {
+		return serviceKey(ns, name), true
+	}
+	return "", true
+}
+
+// wantRef is a desired record and the group that wants it.
+type wantRef struct {
+	group string
+	kv    *desiredKV
+}
+
+// wanted indexes every group's desired records by key.
+type wanted map[string]wantRef
+
+func wantIndex(groups map[string]*fullGroup) wanted {
+	n := 0
+	for _, g := range groups {
+		n += len(g.want)
+	}
+	out := make(wanted, n)
+	for key, g := range groups {
+		for i := range g.want {
+			out[g.want[i].key] = wantRef{group: key, kv: &g.want[i]}
+		}
+	}
+	return out
+}
+
+// markCurrent marks the desired record of key as current when group wants
+// it with exactly value, and reports whether it did.
+func (w wanted) markCurrent(group, key string, value []byte) bool {
+	ref, ok := w[key]
+	if !ok || ref.group != group || !bytes.Equal(ref.kv.value, value) {
+		return false
+	}
+	ref.kv.current = true
+	return true
 }
 
 // writeGroups plans every group and commits the changes in packed Txns. It
 // returns the Services written and those whose Txn met a concurrent change.
 func (c *Controller) writeGroups(t *term, groups map[string]*fullGroup) (written, failed map[string]bool, err error) {
-	var planned []serviceChanges
-	for _, key := range slices.Sorted(maps.Keys(groups)) {
-		p := plan(c.owner, groups[key].want, groups[key].cur)
-		c.metrics.foreignKeys.Add(float64(p.foreign))
-		if len(p.changes) > 0 {
-			planned = append(planned, serviceChanges{key: key, changes: p.changes})
-		}
-	}
 	written, failed = map[string]bool{}, map[string]bool{}
-	for _, b := range pack(planned, c.store.maxOps) {
+	for b := range pack(c.plannedGroups(groups), c.store.maxOps) {
 		err := c.commit(t, b.changes)
 		switch {
 		case errors.Is(err, errConflict):
@@ -136,6 +191,27 @@ func (c *Controller) writeGroups(t *term, groups map[string]*fullGroup) (written
 		}
 	}
 	return written, failed, nil
+}
+
+// plannedGroups plans the groups one at a time, in key order, and yields
+// the changes of each group that has any. A group's desired values are
+// dropped once planned: from then on only its changes refer to them, and
+// they go as soon as their Txn is committed.
+func (c *Controller) plannedGroups(groups map[string]*fullGroup) iter.Seq[serviceChanges] {
+	return func(yield func(serviceChanges) bool) {
+		for _, key := range slices.Sorted(maps.Keys(groups)) {
+			g := groups[key]
+			if g.hold {
+				continue
+			}
+			p := plan(c.owner, g.want, g.cur)
+			g.want = nil
+			c.metrics.foreignKeys.Add(float64(p.foreign))
+			if len(p.changes) > 0 && !yield(serviceChanges{key: key, changes: p.changes}) {
+				return
+			}
+		}
+	}
 }
 
 func markAll(set map[string]bool, keys []string) {

@@ -111,7 +111,7 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		if got := value(r.metrics.invalidObjects.WithLabelValues("ConfigMap")); got != 1 {
 			t.Errorf("kube2sky_invalid_objects_total{kind=ConfigMap} = %v, want 1", got)
 		}
-		ev := h.waitEvent(reasonInvalidHostsLines)
+		ev := h.waitEvent("kube-system", "ConfigMap", "hosts", reasonInvalidHostsLines)
 		if !strings.Contains(ev.Message, `data[hosts] line 2 "10.0.0.x db9"`) || ev.Type != corev1.EventTypeWarning {
 			t.Errorf("event %s %q, want a warning naming data[hosts] line 2", ev.Type, ev.Message)
 		}
@@ -130,17 +130,17 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 	})
 }
 
-// waitEvent waits for an event with the given reason on the hosts ConfigMap.
-func (h *harness) waitEvent(reason string) corev1.Event {
+// waitEvent waits for an event with the given reason on an object.
+func (h *harness) waitEvent(namespace, kind, name, reason string) corev1.Event {
 	h.t.Helper()
 	var found corev1.Event
-	h.eventually("an event "+reason+" on the ConfigMap", func() error {
-		evs, err := h.kube.CoreV1().Events("kube-system").List(context.Background(), metav1.ListOptions{})
+	h.eventually("an event "+reason+" on "+kind+" "+namespace+"/"+name, func() error {
+		evs, err := h.kube.CoreV1().Events(namespace).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return err
 		}
 		for _, ev := range evs.Items {
-			if ev.Reason == reason && ev.InvolvedObject.Kind == "ConfigMap" && ev.InvolvedObject.Name == "hosts" {
+			if ev.Reason == reason && ev.InvolvedObject.Kind == kind && ev.InvolvedObject.Name == name {
 				found = ev
 				return nil
 			}

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// hostsObject is the cached hosts ConfigMap: its identity (for events) and
-// its data.
+// hostsObject is a cached ConfigMap (the hosts or the kube-dns one): its
+// identity (for events) and its data.
 type hostsObject struct {
 	metav1.ObjectMeta
 	data map[string]string
@@ -30,6 +30,18 @@ func (c *Controller) addHostsInformer(kube kubernetes.Interface) error {
 		return err
 	}
 	c.extra.hostsNamespace, c.extra.hostsName = ns, name
+	inf, err := c.configMapInformer(kube, ns, name, hostsGroup)
+	if err != nil {
+		return err
+	}
+	c.extra.hosts = inf
+	c.extra.report = newHostsReport(c.log, c.metrics, c.extra)
+	return nil
+}
+
+// configMapInformer watches the one ConfigMap ns/name, and enqueues group
+// when it changes.
+func (c *Controller) configMapInformer(kube kubernetes.Interface, ns, name, group string) (cache.SharedIndexInformer, error) {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -43,48 +55,44 @@ func (c *Controller) addHostsInformer(kube kubernetes.Interface) error {
 	}
 	inf := cache.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
 	_ = inf.SetTransform(transformConfigMap)
-	if _, err := inf.AddEventHandler(c.hostsHandler()); err != nil {
-		return fmt.Errorf("configmap informer: %w", err)
+	if _, err := inf.AddEventHandler(c.configMapHandler(name, group)); err != nil {
+		return nil, fmt.Errorf("configmap informer: %w", err)
 	}
-	c.extra.hosts = inf
-	c.extra.report = newHostsReport(c.log, c.metrics, c.extra, kube)
-	return nil
+	return inf, nil
 }
 
 func transformConfigMap(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:
-		meta := cacheMeta(&o.ObjectMeta)
-		meta.UID = o.UID
-		return &hostsObject{ObjectMeta: meta, data: o.Data}, nil
+		return &hostsObject{ObjectMeta: cacheMeta(&o.ObjectMeta), data: o.Data}, nil
 	case *hostsObject:
 		return o, nil
 	}
 	return nil, fmt.Errorf("configmap informer: unexpected object %T", obj)
 }
 
-// hostsHandler enqueues the hosts group when the ConfigMap changes. The
-// initial list is left to the first full reconcile.
-func (c *Controller) hostsHandler() cache.ResourceEventHandler {
+// configMapHandler enqueues group when the ConfigMap called name changes.
+// The initial list is left to the first full reconcile.
+func (c *Controller) configMapHandler(name, group string) cache.ResourceEventHandler {
 	mine := func(obj any) bool {
 		h, ok := unwrapTombstone(obj).(*hostsObject)
-		return ok && h.Name == c.extra.hostsName // a fake API server ignores field selectors
+		return ok && h.Name == name // a fake API server ignores field selectors
 	}
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			if mine(obj) && !initial {
-				c.changed(hostsGroup, time.Time{})
+				c.changed(group, time.Time{})
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			o, n := oldObj.(*hostsObject), newObj.(*hostsObject)
 			if mine(newObj) && (o.UID != n.UID || !maps.Equal(o.data, n.data)) {
-				c.changed(hostsGroup, time.Time{})
+				c.changed(group, time.Time{})
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if mine(obj) {
-				c.changed(hostsGroup, time.Time{})
+				c.changed(group, time.Time{})
 			}
 		},
 	}

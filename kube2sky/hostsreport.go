@@ -1,28 +1,20 @@
 package kube2sky
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/kubesky/kubesky/kube2sky/hosts"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 )
 
-// Event reasons on the hosts ConfigMap.
-const (
-	reasonInvalidHostsLines = "InvalidHostsLines"
-	maxEventMessage         = 1000
-)
+// reasonInvalidHostsLines is the event reason on the hosts ConfigMap.
+const reasonInvalidHostsLines = "InvalidHostsLines"
 
 // hostsReport tells about the hosts ConfigMap's bad lines: in the log, in
 // an event on the ConfigMap and in the metrics, once per change.
@@ -30,7 +22,6 @@ type hostsReport struct {
 	log     *slog.Logger
 	metrics *metrics
 	extra   *extraRecords
-	kube    kubernetes.Interface
 
 	recorder record.EventRecorder // set by startEvents, before any reconcile
 
@@ -39,8 +30,8 @@ type hostsReport struct {
 	last []hosts.Problem
 }
 
-func newHostsReport(log *slog.Logger, m *metrics, extra *extraRecords, kube kubernetes.Interface) *hostsReport {
-	return &hostsReport{log: log, metrics: m, extra: extra, kube: kube}
+func newHostsReport(log *slog.Logger, m *metrics, extra *extraRecords) *hostsReport {
+	return &hostsReport{log: log, metrics: m, extra: extra}
 }
 
 func (e *extraRecords) registerMetrics(reg *prometheus.Registry) {
@@ -51,17 +42,6 @@ func (e *extraRecords) registerMetrics(reg *prometheus.Registry) {
 		Name: "kube2sky_hosts_records", Help: "Records (A/AAAA and PTR) the --hosts-configmap ConfigMap yields.",
 	})
 	reg.MustRegister(e.invalidLines, e.hostAddresses)
-}
-
-// startEvents starts the event recorder; it stops when ctx ends.
-func (c *Controller) startEvents(ctx context.Context, wg *sync.WaitGroup) {
-	b := record.NewBroadcaster(record.WithContext(ctx))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.extra.report.kube.CoreV1().Events("")})
-	c.extra.report.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube2sky"})
-	wg.Go(func() {
-		<-ctx.Done()
-		b.Shutdown()
-	})
 }
 
 // report sets the metrics and, when the problems of cm changed, logs the
@@ -90,29 +70,11 @@ func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records 
 		}
 	}
 	if cm != nil && len(problems) > 0 && r.recorder != nil {
-		r.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, reasonInvalidHostsLines, eventMessage(problems))
+		r.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, reasonInvalidHostsLines, eventMessage(fmt.Sprintf("%d hosts line(s) skipped, the rest applied: ", len(problems)), problems))
 	}
 }
 
 func configMapRef(cm *hostsObject) *corev1.ObjectReference {
 	return &corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}
-}
-
-// eventMessage lists the bad lines, as many as fit in an event.
-func eventMessage(problems []hosts.Problem) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d hosts line(s) skipped, the rest applied: ", len(problems))
-	for i, p := range problems {
-		s := p.Error()
-		if i > 0 {
-			s = "; " + s
-		}
-		if b.Len()+len(s) > maxEventMessage {
-			fmt.Fprintf(&b, "; and %d more (see kube2sky's log)", len(problems)-i)
-			break
-		}
-		b.WriteString(s)
-	}
-	return b.String()
 }

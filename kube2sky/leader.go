@@ -262,6 +262,7 @@ func (c *Controller) resync(t *term) error {
 	err := c.fullReconcile(t)
 	switch {
 	case err == nil:
+		freeReconcileGarbage()
 	case errors.Is(err, errNotLeader):
 		c.log.Warn("full reconcile fenced off: leadership lost")
 		t.lose()

@@ -70,19 +70,54 @@ func TestAStandbyTakesOverWithinTheLeaseTTLWhenTheLeaderDies(t *testing.T) {
 	h.waitContents(webRecords...)
 }
 
+// TestAStoppedLeaderHandsOverAtOnce stops the leader cleanly, as SIGTERM
+// does: before Run returns, its election key is gone (its lease revoked),
+// and the standby leads at once, not after the 30 s lease TTL.
 func TestAStoppedLeaderHandsOverAtOnce(t *testing.T) {
-	h, a := startLeader(t)
-	b := h.start("b")
+	const ttl = 30 * time.Second
+	longLease := func(c *Config) { c.LeaseDuration = ttl }
+	h := newHarness(t)
+	a := h.start("a", longLease)
+	h.waitLeader(a)
+	b := h.start("b", longLease)
 	h.waitStandby(b)
+	keys := electionKeys(t, h, a.cfg.electionPrefix())
+	if len(keys) != 2 {
+		t.Fatalf("election keys %v, want the leader's and the standby's", keys)
+	}
+
 	stopped := time.Now()
 	a.stop()
+	// The leader's election key is deleted before Run returns.
+	if left := electionKeys(t, h, a.cfg.electionPrefix()); len(left) != 1 || left[0] != keys[1] {
+		t.Fatalf("election keys after the stop %v, want only the standby's %s", left, keys[1])
+	}
+	// The standby leads at once, well before the lease TTL.
 	h.waitLeader(b)
-	if took := time.Since(stopped); took > time.Second {
-		t.Errorf("handover after a clean stop took %v, want well under the lease TTL", took)
+	took := time.Since(stopped)
+	t.Logf("handover %v after the stop began (lease TTL %v)", took, ttl)
+	if took > 2*time.Second {
+		t.Errorf("handover after a clean stop took %v, want well under the %v lease TTL", took, ttl)
 	}
 	if a.err != nil {
 		t.Errorf("Run returned %v after a clean stop", a.err)
 	}
+}
+
+// electionKeys lists the keys under an election prefix, oldest first (the
+// leader's first).
+func electionKeys(t *testing.T, h *harness, prefix string) []string {
+	t.Helper()
+	resp, err := h.etcd.Client.Get(t.Context(), prefix+"/", clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, kv := range resp.Kvs {
+		keys = append(keys, string(kv.Key))
+	}
+	return keys
 }
 
 func TestAWriteAfterLeadershipIsLostIsRejected(t *testing.T) {

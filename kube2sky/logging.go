@@ -2,6 +2,7 @@ package kube2sky
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 
@@ -16,6 +17,12 @@ func parseLogLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("--log-level: %w", err)
 	}
 	return l, nil
+}
+
+// NewLogger returns the logger c asks for (--log-level, --log-format),
+// writing to w.
+func (c Config) NewLogger(w io.Writer) *slog.Logger {
+	return slog.New(logging.NewHandler(w, c.Level(), c.LogFormat))
 }
 
 // Level returns the configured log level (info when invalid).

@@ -3,6 +3,8 @@ package kube2sky
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/kubesky/kubesky/internal/version"
 )
 
 // metrics are kube2sky's Prometheus metrics, on a registry of their own.
@@ -65,11 +67,14 @@ func newMetrics(queueDepth func() float64) *metrics {
 			Name: "kube2sky_etcd_reachable", Help: "1 while etcd answers, else 0.",
 		}),
 	}
+	for _, reason := range []string{failNotLeader, failConflict, failError} { // every reason shows, at 0 until counted
+		m.txnFailures.WithLabelValues(reason)
+	}
 	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "kube2sky_queue_depth", Help: "Services waiting to be reconciled.",
 	}, queueDepth)
 	m.registry.MustRegister(m.recordsWritten, m.recordsDeleted, m.txns, m.txnFailures, m.foreignKeys,
 		m.invalidObjects, m.reconcileDuration, m.programming, m.leader, m.etcdReachable, depth,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), version.BuildInfo("kube2sky"))
 	return m
 }

@@ -12,7 +12,7 @@ import (
 // The informers' caches hold these small objects instead of the API objects:
 // the transforms below convert each Service and EndpointSlice as it arrives,
 // keeping only what DNS needs plus the metadata the informer itself uses
-// (namespace, name, resource version).
+// (namespace, name, resource version) and the UID that events name.
 
 // serviceObject is a cached Service.
 type serviceObject struct {
@@ -27,7 +27,7 @@ type sliceObject struct {
 }
 
 func cacheMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+	return metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion}
 }
 
 // transformService is the Service informer's transform.

@@ -3,6 +3,7 @@ package kube2sky
 import (
 	"bytes"
 	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/kubesky/kubesky/kube2sky/records"
@@ -12,6 +13,9 @@ import (
 type desiredKV struct {
 	key   string
 	value []byte
+	// current is set when etcd is known to hold value at key already (a
+	// full reconcile marks these instead of keeping what it listed).
+	current bool
 }
 
 func encodeEntries(entries []records.Entry) []desiredKV {
@@ -34,9 +38,13 @@ type planResult struct {
 // someone else are never touched. Changes come sorted by key.
 func plan(owner string, want []desiredKV, cur current) planResult {
 	var r planResult
-	wanted := make(map[string]struct{}, len(want))
+	if len(cur) == 0 { // nothing to delete or compare: every pending key is a put
+		r.changes = make([]change, 0, pending(want))
+	}
 	for _, d := range want {
-		wanted[d.key] = struct{}{}
+		if d.current {
+			continue
+		}
 		old, ok := cur[d.key]
 		switch {
 		case !ok:
@@ -48,13 +56,37 @@ func plan(owner string, want []desiredKV, cur current) planResult {
 			r.changes = append(r.changes, change{key: d.key, value: d.value, modRev: old.modRev})
 		}
 	}
-	for key, old := range cur {
-		if _, ok := wanted[key]; !ok && old.owner == owner {
-			r.changes = append(r.changes, change{key: key, modRev: old.modRev})
-		}
+	if len(cur) > 0 {
+		r.changes = append(r.changes, deletes(owner, want, cur)...)
 	}
 	slices.SortFunc(r.changes, func(a, b change) int { return cmp.Compare(a.key, b.key) })
 	return r
+}
+
+// pending counts the desired keys not known to be current.
+func pending(want []desiredKV) int {
+	n := 0
+	for _, d := range want {
+		if !d.current {
+			n++
+		}
+	}
+	return n
+}
+
+// deletes returns the deletes of owned keys in cur that want does not hold.
+func deletes(owner string, want []desiredKV, cur current) []change {
+	wanted := make(map[string]struct{}, len(want))
+	for _, d := range want {
+		wanted[d.key] = struct{}{}
+	}
+	var out []change
+	for key, old := range cur {
+		if _, ok := wanted[key]; !ok && old.owner == owner {
+			out = append(out, change{key: key, modRev: old.modRev})
+		}
+	}
+	return out
 }
 
 // batches splits one Service's changes into Txns of at most size changes:
@@ -91,30 +123,38 @@ type packedBatch struct {
 }
 
 // pack puts the changes of many Services into as few Txns as possible,
-// keeping each Service's changes in one Txn when they fit in one.
-func pack(groups []serviceChanges, size int) []packedBatch {
-	var out []packedBatch
-	var cur packedBatch
-	flush := func() {
-		if len(cur.changes) > 0 {
-			out = append(out, cur)
-			cur = packedBatch{}
-		}
-	}
-	for _, g := range groups {
-		if len(g.changes) > size {
-			flush()
-			for _, b := range batches(g.changes, size) {
-				out = append(out, packedBatch{changes: b, services: []string{g.key}})
+// keeping each Service's changes in one Txn when they fit in one. It reads
+// the groups as it goes and yields each Txn as soon as it is full, so a
+// full reconcile never holds every change at once.
+func pack(groups iter.Seq[serviceChanges], size int) iter.Seq[packedBatch] {
+	return func(yield func(packedBatch) bool) {
+		var cur packedBatch
+		flush := func() bool {
+			if len(cur.changes) == 0 {
+				return true
 			}
-			continue
+			full := cur
+			cur = packedBatch{}
+			return yield(full)
 		}
-		if len(cur.changes)+len(g.changes) > size {
-			flush()
+		for g := range groups {
+			if len(g.changes) > size {
+				if !flush() {
+					return
+				}
+				for _, b := range batches(g.changes, size) {
+					if !yield(packedBatch{changes: b, services: []string{g.key}}) {
+						return
+					}
+				}
+				continue
+			}
+			if len(cur.changes)+len(g.changes) > size && !flush() {
+				return
+			}
+			cur.changes = append(cur.changes, g.changes...)
+			cur.services = append(cur.services, g.key)
 		}
-		cur.changes = append(cur.changes, g.changes...)
-		cur.services = append(cur.services, g.key)
+		flush()
 	}
-	flush()
-	return out
 }

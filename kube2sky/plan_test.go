@@ -3,6 +3,7 @@ package kube2sky
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -47,6 +48,15 @@ func TestPlanOfTheSameSetIsEmpty(t *testing.T) {
 	got := plan("me", []desiredKV{{key: "/a", value: []byte(value)}}, current{"/a": owned(value, 1)})
 	if len(got.changes) != 0 || got.foreign != 0 {
 		t.Errorf("plan = %+v, want nothing", got)
+	}
+}
+
+func TestPlanLeavesAKeyKnownToBeCurrentAlone(t *testing.T) {
+	t.Parallel()
+	value := []byte(`{"host":"10.0.0.1","owner":"me"}`)
+	got := plan("me", []desiredKV{{key: "/a", value: value, current: true}}, current{})
+	if len(got.changes) != 0 {
+		t.Errorf("changes = %+v, want none: the key holds its value already", got.changes)
 	}
 }
 
@@ -95,7 +105,7 @@ func TestPackKeepsAServiceInOneTxnWhenItFits(t *testing.T) {
 		{key: "big", changes: changes(4, 3)},
 		{key: "d", changes: changes(1, 0)},
 	}
-	got := pack(groups, 4)
+	got := slices.Collect(pack(slices.Values(groups), 4))
 	var shape []string
 	for _, b := range got {
 		shape = append(shape, fmt.Sprintf("%v:%d", b.services, len(b.changes)))

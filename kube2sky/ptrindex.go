@@ -97,7 +97,10 @@ func (ix *ptrIndex) responsible(svc string) []string {
 func (ix *ptrIndex) hold(svc string, extra []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	keys := slices.Concat(ix.byClaim[svc], extra)
+	keys := ix.byClaim[svc] // shared: claims are replaced, never changed in place
+	if len(extra) > 0 {
+		keys = slices.Concat(keys, extra)
+	}
 	if len(keys) == 0 {
 		delete(ix.held, svc)
 		return

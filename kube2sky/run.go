@@ -42,10 +42,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("--http-addr: %w", err)
 	}
+	setGCPercent(cfg.GCPercent)
 	log.Info("kube2sky starting", "api_server", restCfg.Host, "etcd", cfg.Etcd.Endpoints, "zone", cfg.Zone, "prefix", cfg.Prefix,
 		"owner", cfg.owner(), "http", ln.Addr().String(), "workers", cfg.Workers, "resync_period", cfg.ResyncPeriod,
 		"leader_elect", cfg.LeaderElect, "lease_duration", cfg.LeaseDuration, "ttl", cfg.TTL,
-		"pod_records", cfg.PodRecords, "hosts_configmap", cfg.HostsConfigMap, "hosts_domain", cfg.HostsDomain)
+		"pod_records", cfg.PodRecords, "hosts_configmap", cfg.HostsConfigMap, "hosts_domain", cfg.HostsDomain,
+		"gc_percent", cfg.GCPercent)
 	return serve(ctx, c, ln, log)
 }
 

@@ -10,6 +10,7 @@ import (
 type desired struct {
 	forward []records.Entry // under the Service's subtree
 	ptr     []records.Entry // PTR claims; written only where the Service wins
+	hold    bool            // leave the group's keys as etcd has them
 }
 
 // desiredOf builds a Service's records from the cache; a Service that is
@@ -38,7 +39,13 @@ func (c *Controller) build(key string, svc *records.Service) desired {
 
 // desiredFrom splits entries into forward records and PTR claims.
 func (c *Controller) desiredFrom(entries []records.Entry) desired {
-	var d desired
+	reverse := 0
+	for _, e := range entries {
+		if c.zone.IsReverseKey(e.Key) {
+			reverse++
+		}
+	}
+	d := desired{forward: make([]records.Entry, 0, len(entries)-reverse), ptr: make([]records.Entry, 0, reverse)}
 	for _, e := range entries {
 		if c.zone.IsReverseKey(e.Key) {
 			d.ptr = append(d.ptr, e)
@@ -71,6 +78,9 @@ func (c *Controller) syncService(t *term, key string) (err error) {
 		}
 	}()
 	d := c.desiredOf(key)
+	if d.hold {
+		return nil
+	}
 	for _, w := range c.ptrs.set(key, entryKeys(d.ptr)) {
 		c.queue.Add(w)
 	}

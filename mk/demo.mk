@@ -17,13 +17,12 @@ COMPOSE_TEST_TIMEOUT ?= 12m
 demo: build demo-tools ## run the whole pipeline here (DNS on 127.0.0.1:1053) until Ctrl-C; builds the tools once (~8 min)
 	@exec $(BIN)/kubesky-demo run
 
-# demo-tools runs `make tools`, printing a line every 30 s while a first build takes minutes.
+# demo-tools runs `make tools`, printing a line every 30 s while a first build takes minutes
+# (with_ticker is in mk/cluster.mk).
 demo-tools:
-	@start=$$(date +%s); \
-	if [ ! -x $(BIN)/kube-apiserver ]; then \
+	@if [ ! -x $(BIN)/kube-apiserver ]; then \
 	  echo "First run: building etcd and kube-apiserver from Go modules (about 8 minutes on 2 cores, once)."; fi; \
-	( while sleep 30; do echo "  ... still building the tools ($$(( $$(date +%s) - start ))s)"; done ) & ticker=$$!; \
-	integration/tools/build.sh; rc=$$?; kill $$ticker 2>/dev/null; exit $$rc
+	$(call with_ticker,integration/tools/build.sh)
 
 images: build tools docker-check ## FROM-scratch images kubesky/{skydns,kube2sky,etcd,kube-apiserver,demo} (nothing pulled)
 	@rm -rf $(IMAGE_CONTEXT) && mkdir -p $(IMAGE_CONTEXT)/data
@@ -39,7 +38,7 @@ test-compose: compose-check images ## docker-compose.yml: up, DNS answers from t
 	  -run '^TestCompose$$' -v ./deploy/composetest/; rc=$$?; \
 	  $(COMPOSE) -p kubesky-test -f docker-compose.yml down -v --remove-orphans >/dev/null 2>&1; exit $$rc
 
-test-compose-ha: compose-check images ## docker-compose.ha.yml: stop an etcd member, the kube2sky leader, a skydns; DNS keeps answering
+test-compose-ha: compose-check images ## docker-compose.ha.yml: rolling restart of every replica at 200 queries/s with no failure; stop an etcd member, the kube2sky leader, a skydns; DNS keeps answering
 	@KUBESKY_COMPOSE_TEST=1 KUBESKY_COMPOSE="$(COMPOSE)" $(GO) test -count=1 -timeout $(COMPOSE_TEST_TIMEOUT) \
 	  -run '^TestComposeHA$$' -v ./deploy/composetest/; rc=$$?; \
 	  $(COMPOSE) -p kubesky-test-ha -f docker-compose.ha.yml down -v --remove-orphans >/dev/null 2>&1; exit $$rc

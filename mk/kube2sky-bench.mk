@@ -6,7 +6,7 @@
 # (mk/kube2sky.mk's bench-kube2sky is kube2sky's own Go micro-benchmarks, on an embedded etcd.)
 
 # Sizes, read by the benchmark from the environment; empty means its default.
-export KUBESKY_SCALE_SERVICES KUBESKY_SCALE_CHURN_RATE KUBESKY_SCALE_CHURN_DURATION KUBESKY_SCALE_RESYNC KUBESKY_SCALE_OUT
+export KUBESKY_SCALE_SERVICES KUBESKY_SCALE_PODS KUBESKY_SCALE_CHURN_RATE KUBESKY_SCALE_CHURN_DURATION KUBESKY_SCALE_RESYNC KUBESKY_SCALE_OUT KUBESKY_SCALE_PROFILE
 
 .PHONY: bench-kube2sky-scale
 

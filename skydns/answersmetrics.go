@@ -1,28 +1,54 @@
 package skydns
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
-// answersCollector exports a fastpath.Stats: the answers and latencies of
-// both paths, and what the fast path passed on or dropped. Counting costs
-// the DNS paths a few atomic adds; the sums are made here, on scrape.
+// answersCollector exports a fastpath.Stats with the labels and buckets of
+// CoreDNS's prometheus plugin (coredns_dns_requests_total and the rest
+// become skydns_dns_...): the answers, latencies and sizes of both paths,
+// and what the fast path passed on, filled or dropped. Counting costs the
+// DNS paths a few atomic adds into arrays; the labelled series are made
+// here, on scrape.
 type answersCollector struct {
-	stats                        *fastpath.Stats
-	requests, duration           *prometheus.Desc
-	fastAnswers, passed, dropped *prometheus.Desc
-	filled                       *prometheus.Desc
+	mu     sync.Mutex // guards stats and server
+	stats  *fastpath.Stats
+	server string // the server label: "dns://" and the DNS address
+
+	requests, responses, duration *prometheus.Desc
+	requestSize, responseSize     *prometheus.Desc
+	fastAnswers, passed, dropped  *prometheus.Desc
+	filled                        *prometheus.Desc
 }
 
-func newAnswersCollector(stats *fastpath.Stats) *answersCollector {
+// pluginLabel is the responses' plugin label for a zone label: who
+// answered. Names in the zones are answered from the snapshot.
+func pluginLabel(zone string) string {
+	if zone == fastpath.OutsideZones {
+		return "forward"
+	}
+	return "skydns"
+}
+
+func newAnswersCollector() *answersCollector {
 	return &answersCollector{
-		stats: stats,
 		requests: prometheus.NewDesc("skydns_dns_requests_total",
-			"DNS queries answered, by query type and response code.", []string{"qtype", "rcode"}, nil),
+			"DNS queries answered, by server, zone (\".\": outside the zones), proto, family (1: IPv4, 2: IPv6) and query type.",
+			[]string{"server", "zone", "proto", "family", "type"}, nil),
+		responses: prometheus.NewDesc("skydns_dns_responses_total",
+			"DNS responses written, by server, zone, rcode and plugin (skydns: from the snapshot; forward: names outside the zones).",
+			[]string{"server", "zone", "rcode", "plugin"}, nil),
 		duration: prometheus.NewDesc("skydns_dns_request_duration_seconds",
-			"Time from reading a query to writing its answer (the fast path times a batch and counts it for each query in it).", []string{"proto"}, nil),
+			"Time from reading a query to writing its answer, by server, zone and query type (the fast path times a batch and counts it for each query in it).",
+			[]string{"server", "zone", "type"}, nil),
+		requestSize: prometheus.NewDesc("skydns_dns_request_size_bytes",
+			"Size of the queries answered, in bytes.", []string{"server", "zone", "proto"}, nil),
+		responseSize: prometheus.NewDesc("skydns_dns_response_size_bytes",
+			"Size of the responses written, in bytes.", []string{"server", "zone", "proto"}, nil),
 		fastAnswers: prometheus.NewDesc("skydns_dns_fast_path_answers_total",
 			"Queries answered by the UDP fast path from packed answers (also counted in skydns_dns_requests_total).", nil, nil),
 		passed: prometheus.NewDesc("skydns_dns_fast_path_passed_total",
@@ -34,26 +60,53 @@ func newAnswersCollector(stats *fastpath.Stats) *answersCollector {
 	}
 }
 
+// serve makes the collector export stats under the server label of addr,
+// the DNS address.
+func (c *answersCollector) serve(stats *fastpath.Stats, addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stats, c.server = stats, "dns://"+addr
+}
+
 // Describe sends the metrics' descriptions.
 func (c *answersCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.requests, c.duration, c.fastAnswers, c.passed, c.filled, c.dropped} {
+	for _, d := range []*prometheus.Desc{c.requests, c.responses, c.duration, c.requestSize, c.responseSize,
+		c.fastAnswers, c.passed, c.filled, c.dropped} {
 		ch <- d
 	}
 }
 
 // Collect sums the shards. Label sets show once counted, as with a
-// CounterVec.
+// CounterVec; nothing shows before DNS is served.
 func (c *answersCollector) Collect(ch chan<- prometheus.Metric) {
-	c.stats.EachAnswer(func(qtype, rcode string, n uint64) {
-		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(n), qtype, rcode)
-	})
-	for _, proto := range []string{"udp", "tcp"} {
-		if count, sum, buckets := c.stats.Latency(proto); count > 0 {
-			ch <- prometheus.MustNewConstHistogram(c.duration, count, sum, buckets, proto)
-		}
+	c.mu.Lock()
+	stats, server := c.stats, c.server
+	c.mu.Unlock()
+	if stats == nil {
+		return
 	}
-	ch <- prometheus.MustNewConstMetric(c.fastAnswers, prometheus.CounterValue, float64(c.stats.FastAnswers()))
-	ch <- prometheus.MustNewConstMetric(c.passed, prometheus.CounterValue, float64(c.stats.Passed()))
-	ch <- prometheus.MustNewConstMetric(c.filled, prometheus.CounterValue, float64(c.stats.Filled()))
-	ch <- prometheus.MustNewConstMetric(c.dropped, prometheus.CounterValue, float64(c.stats.Dropped()))
+	t := stats.Totals()
+	t.EachRequest(func(zone string, tr fastpath.Transport, qtype string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(n), server, zone, tr.Proto(), tr.Family(), qtype)
+	})
+	t.EachResponse(func(zone, rcode string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.responses, prometheus.CounterValue, float64(n), server, zone, rcode, pluginLabel(zone))
+	})
+	t.EachLatency(func(zone, qtype string, h fastpath.Histogram) {
+		ch <- prometheus.MustNewConstHistogram(c.duration, h.Count, h.Sum, h.Cumulative, server, zone, qtype)
+	})
+	for _, size := range []struct {
+		response bool
+		desc     *prometheus.Desc
+	}{{false, c.requestSize}, {true, c.responseSize}} {
+		t.EachSize(size.response, func(zone, proto string, h fastpath.Histogram) {
+			ch <- prometheus.MustNewConstHistogram(size.desc, h.Count, h.Sum, h.Cumulative, server, zone, proto)
+		})
+	}
+	for _, counter := range []struct {
+		desc *prometheus.Desc
+		n    uint64
+	}{{c.fastAnswers, t.FastAnswers}, {c.passed, t.Passed}, {c.filled, t.Filled}, {c.dropped, t.Dropped}} {
+		ch <- prometheus.MustNewConstMetric(counter.desc, prometheus.CounterValue, float64(counter.n))
+	}
 }

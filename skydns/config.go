@@ -2,6 +2,9 @@ package skydns
 
 import (
 	"log/slog"
+	"net"
+	"net/netip"
+	"os"
 	"runtime"
 	"time"
 
@@ -9,6 +12,8 @@ import (
 
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
+	"github.com/kubesky/kubesky/internal/logging"
+	"github.com/kubesky/kubesky/internal/version"
 	"github.com/kubesky/kubesky/skydns/forward"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
@@ -33,6 +38,8 @@ type Config struct {
 	// collection. Fast-path answers allocate nothing, so a low target
 	// costs little; -1 leaves the runtime's own (GOGC, or 100).
 	GCPercent int
+	// TCP bounds what TCP clients may hold (the --tcp-* flags).
+	TCP TCPLimits
 	// HTTPAddr serves /healthz, /readyz and /metrics.
 	HTTPAddr string
 	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
@@ -47,6 +54,15 @@ type Config struct {
 	// PodRecords is how names under pod.<first zone> are answered:
 	// disabled, insecure or verified (see resolver.PodMode).
 	PodRecords string
+	// NSAddrs are the DNS Service's addresses: the apex NS target
+	// ns.dns.<zone> answers them (see resolver.Config.NSAddrs).
+	NSAddrs []net.IP
+	// Rotate turns A, AAAA and SRV (of one priority) RRsets by one record
+	// per answer, so clients of a headless service spread out.
+	Rotate bool
+	// Autopath answers a pod's first search-path query with the answer its
+	// search path reaches; it needs PodRecords "verified".
+	Autopath bool
 	// Etcd says how to reach etcd; with no endpoints an embedded etcd is
 	// started.
 	Etcd etcdstore.ClientOptions
@@ -59,13 +75,33 @@ type Config struct {
 	EmbeddedEtcdAddr string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
-	// ShutdownTimeout bounds the graceful shutdown.
+	// LogFormat is text (logfmt) or json, for every line.
+	LogFormat string
+	// LogQueries are the answers logged one line each: none, denial,
+	// error, all, or a comma-separated list (see skydns/querylog).
+	LogQueries string
+	// LogQueriesSample is the fraction of those answers logged (1: all).
+	LogQueriesSample float64
+	// QueryLog, if set, is where query lines go, at level INFO whatever
+	// LogLevel says; nil: the daemon's logger. Not a flag.
+	QueryLog *slog.Logger
+	// Lameduck is how long Run keeps answering after a stop signal with
+	// /readyz already 503, so that Services and load balancers stop
+	// sending queries here before the listeners close.
+	Lameduck time.Duration
+	// ShutdownTimeout bounds the graceful shutdown after the lameduck.
 	ShutdownTimeout time.Duration
+	// MaxStale, if positive, turns /readyz 503 once the snapshot has not
+	// been confirmed current by etcd for that long; zero keeps serving a
+	// stale snapshot as ready (staleness is reported, not acted on).
+	MaxStale time.Duration
 
 	// Forward configures the forwarder for names outside the zones (the
 	// --upstream, --allow-recursion, --cache-*, --forward-* and
 	// --stub-domain flags); used when Forwarder is nil.
 	Forward forward.Config
+	// RRL limits UDP answers per client network (the --rrl-* flags).
+	RRL RRLConfig
 	// Forwarder, if set, answers names outside the zones instead of a
 	// forwarder built from Forward (Refuse answers REFUSED). Not a flag.
 	Forwarder Forwarder
@@ -86,18 +122,25 @@ func DefaultConfig() Config {
 		FastPath:          true,
 		UDPSockets:        runtime.GOMAXPROCS(0),
 		GCPercent:         DefaultGCPercent,
+		TCP:               DefaultTCPLimits(),
 		HTTPAddr:          "127.0.0.1:8081",
 		Zones:             []string{"cluster.local."},
 		Prefix:            etcdstore.DefaultPrefix,
 		TTL:               30,
 		PodRecords:        string(resolver.PodsDisabled),
+		Rotate:            true,
 		Etcd:              etcdstore.DefaultClientOptions(),
 		EtcdProbeInterval: 2 * time.Second,
 		EtcdDataDir:       "./data/etcd",
 		EmbeddedEtcdAddr:  "127.0.0.1:2379",
 		LogLevel:          "info",
+		Lameduck:          5 * time.Second,
+		LogFormat:         logging.FormatText,
+		LogQueries:        "none",
+		LogQueriesSample:  1,
 		ShutdownTimeout:   10 * time.Second,
 		Forward:           forward.DefaultConfig(),
+		RRL:               DefaultRRLConfig(),
 	}
 }
 
@@ -108,19 +151,29 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.FastPath, "fast-path", c.FastPath, "answer plain UDP queries from answers packed once per snapshot (false: every query takes the ordinary path)")
 	fs.IntVar(&c.UDPSockets, "udp-sockets", c.UDPSockets, "UDP sockets sharing the DNS port (SO_REUSEPORT), each with its own reader (default: GOMAXPROCS)")
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
+	c.TCP.addFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
+	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them")
+	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
+	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
 	c.Etcd.AddFlags(fs)
 	fs.DurationVar(&c.EtcdProbeInterval, "etcd-probe-interval", c.EtcdProbeInterval, "how often etcd's reachability is checked while the watch is quiet")
 	fs.StringVar(&c.EtcdDataDir, "etcd-data-dir", c.EtcdDataDir, "data dir of the embedded etcd (used when --etcd-endpoints is empty)")
 	fs.StringVar(&c.EmbeddedEtcdAddr, "embedded-etcd-addr", c.EmbeddedEtcdAddr, "client host:port of the embedded etcd (used when --etcd-endpoints is empty)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
-	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for queries in progress")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log line format: text (key=value) or json")
+	fs.StringVar(&c.LogQueries, "log-queries", c.LogQueries, "answers logged one line each: none, denial (NXDOMAIN, NODATA), error (SERVFAIL, REFUSED, FORMERR, ...), all, or a comma-separated list")
+	fs.Float64Var(&c.LogQueriesSample, "log-queries-sample", c.LogQueriesSample, "fraction of the answers --log-queries selects that are logged, above 0 and at most 1")
+	fs.DurationVar(&c.Lameduck, "lameduck", c.Lameduck, "after SIGTERM, how long /readyz is 503 while DNS keeps answering, before the listeners close (0: close at once)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for queries in progress, after the lameduck")
+	fs.DurationVar(&c.MaxStale, "max-stale", c.MaxStale, "turn /readyz 503 once the snapshot has not been confirmed current by etcd for this long (0: never; a stale snapshot keeps being served either way)")
 	c.Forward.AddFlags(fs)
+	c.RRL.AddFlags(fs)
 }
 
 // Parse parses args into fs (on which AddFlags was called), fills the
@@ -143,12 +196,15 @@ func (c Config) Embedded() bool { return len(c.Etcd.Endpoints) == 0 }
 func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
 		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets),
-		slog.Int("gc-percent", c.GCPercent),
+		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
 		slog.String("http-addr", c.HTTPAddr),
 		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL),
-		slog.String("pod-records", c.PodRecords),
-		slog.String("log-level", c.LogLevel), slog.Bool("pprof", c.Pprof),
-		slog.Duration("shutdown-timeout", c.ShutdownTimeout),
+		slog.String("pod-records", c.PodRecords), slog.Any("ns-addrs", c.NSAddrs), slog.Bool("rotate", c.Rotate), slog.Bool("autopath", c.Autopath),
+		slog.String("log-level", c.LogLevel), slog.String("log-format", c.LogFormat),
+		slog.String("log-queries", c.LogQueries), slog.Float64("log-queries-sample", c.LogQueriesSample),
+		slog.Bool("pprof", c.Pprof),
+		slog.Duration("lameduck", c.Lameduck), slog.Duration("shutdown-timeout", c.ShutdownTimeout),
+		slog.Duration("max-stale", c.MaxStale),
 		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
 			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),
 	}
@@ -159,4 +215,17 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(append(attrs, slog.Any("etcd-endpoints", c.Etcd.Endpoints),
 		slog.Bool("etcd-tls", c.Etcd.CAFile != "" || c.Etcd.CertFile != ""),
 		slog.String("etcd-username", c.Etcd.Username), slog.Bool("etcd-password-set", c.Etcd.Password != ""))...)
+}
+
+// resolverConfig is what the resolver takes from c.
+func (c Config) resolverConfig() resolver.Config {
+	nsAddrs := make([]netip.Addr, 0, len(c.NSAddrs))
+	for _, ip := range c.NSAddrs {
+		if addr, ok := netip.AddrFromSlice(ip); ok {
+			nsAddrs = append(nsAddrs, addr.Unmap())
+		}
+	}
+	hostname, _ := os.Hostname() // a pod's name in a cluster; "" leaves hostname.bind. REFUSED
+	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
+		Version: "kubesky skydns " + version.Version, Hostname: hostname}
 }

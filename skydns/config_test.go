@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -56,10 +57,19 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a GC target below -1", []string{"--gc-percent", "-2"}, "--gc-percent"},
 		{"a GC target that is not a number", []string{"--gc-percent", "low"}, "--gc-percent"},
 		{"a zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, "--shutdown-timeout"},
+		{"a negative lameduck", []string{"--lameduck", "-1s"}, "--lameduck"},
+		{"a negative staleness bound", []string{"--max-stale", "-5s"}, "--max-stale"},
 		{"a malformed duration", []string{"--etcd-probe-interval", "soon"}, "etcd-probe-interval"},
 		{"an unknown flag", []string{"--dns-port", "53"}, "--dns-port"},
+		{"a name server address that is not an IP", []string{"--ns-addrs", "10.96.0.10,dns.example"}, "--ns-addrs"},
 		{"an upstream that is not an address", []string{"--upstream", "dns.google"}, "--upstream"},
 		{"a recursion ACL that is not a prefix", []string{"--allow-recursion", "10.0.0.0/33"}, "--allow-recursion"},
+		{"no TCP connections at all", []string{"--tcp-max-connections", "0"}, "--tcp-max-connections"},
+		{"a TCP connection limit below -1", []string{"--tcp-max-connections", "-5"}, "--tcp-max-connections"},
+		{"a zero TCP idle timeout", []string{"--tcp-idle-timeout", "0s"}, "--tcp-idle-timeout"},
+		{"a TCP idle timeout without a unit", []string{"--tcp-idle-timeout", "8"}, "--tcp-idle-timeout"},
+		{"zero queries per TCP connection", []string{"--tcp-max-queries", "0"}, "--tcp-max-queries"},
+		{"a TCP query limit that is not a number", []string{"--tcp-max-queries", "lots"}, "--tcp-max-queries"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+" is rejected naming "+tc.flag, func(t *testing.T) {
@@ -131,6 +141,26 @@ func TestFlagsFallBackToTheEnvironment(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+}
+
+func TestTCPLimitsDefaultToUnlimitedQueriesAndReadTheEnvironment(t *testing.T) {
+	cfg, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (TCPLimits{MaxConnections: 1000, IdleTimeout: 8 * time.Second, MaxQueries: -1}); cfg.TCP != want {
+		t.Fatalf("TCP limits %+v, want %+v", cfg.TCP, want)
+	}
+	t.Setenv("SKYDNS_TCP_MAX_CONNECTIONS", "-1")
+	t.Setenv("SKYDNS_TCP_IDLE_TIMEOUT", "30s")
+	t.Setenv("SKYDNS_TCP_MAX_QUERIES", "500")
+	cfg, err = parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (TCPLimits{MaxConnections: -1, IdleTimeout: 30 * time.Second, MaxQueries: 500}); cfg.TCP != want {
+		t.Fatalf("TCP limits from the environment %+v, want %+v", cfg.TCP, want)
+	}
 }
 
 func TestEffectiveConfigLogHidesThePassword(t *testing.T) {

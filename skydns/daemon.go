@@ -2,11 +2,13 @@ package skydns
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -14,6 +16,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
+	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
@@ -36,12 +39,18 @@ type Daemon struct {
 	fatal    chan error
 	stopLoop context.CancelFunc
 	loopDone chan struct{}
+	lameduck atomic.Bool // set by Lameduck: /readyz is 503, DNS still answers
+	closing  atomic.Bool // set by Stop: the listeners are closing
+
+	closeForwarder func() // stops the built forwarder's background work; nil if none
 }
 
-// Run starts the daemon and runs it until ctx ends or a part of it fails,
-// then shuts it down within cfg.ShutdownTimeout. An unreachable etcd is
-// not a failure: the last snapshot keeps being served. Run also sets the
-// process's GC target to cfg.GCPercent (Start, which tests share, does not).
+// Run starts the daemon and runs it until ctx ends or a part of it fails.
+// When ctx ends it first spends cfg.Lameduck answering with /readyz 503,
+// then shuts down within cfg.ShutdownTimeout; after a failure it shuts
+// down at once. An unreachable etcd is not a failure: the last snapshot
+// keeps being served. Run also sets the process's GC target to
+// cfg.GCPercent (Start, which tests share, does not).
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.GCPercent >= 0 {
 		debug.SetGCPercent(cfg.GCPercent)
@@ -53,7 +62,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	var failure error
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down", "reason", context.Cause(ctx))
+		logger.Info("shutting down", "reason", context.Cause(ctx), "lameduck", cfg.Lameduck)
+		d.Lameduck(context.Background())
 	case failure = <-d.Err():
 		logger.Error("shutting down after a failure", "err", failure)
 	}
@@ -72,7 +82,7 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 			d.Stop(context.Background()) // what did start
 		}
 	}()
-	res, err := resolver.New(resolver.Config{Zones: cfg.Zones, Prefix: cfg.Prefix, TTL: cfg.TTL, Pods: resolver.PodMode(cfg.PodRecords)})
+	res, err := resolver.New(cfg.resolverConfig())
 	if err != nil {
 		return nil, fmt.Errorf("--zone: %w", err)
 	}
@@ -114,7 +124,7 @@ func (d *Daemon) connectEtcd() error {
 }
 
 func (d *Daemon) startEmbedded() error {
-	e, err := startEmbeddedEtcd(d.cfg)
+	e, err := startEmbeddedEtcd(d.cfg, d.logger.With("component", "etcd"))
 	if err != nil {
 		return fmt.Errorf("--etcd-data-dir %s, --embedded-etcd-addr %s: %w", d.cfg.EtcdDataDir, d.cfg.EmbeddedEtcdAddr, err)
 	}
@@ -142,16 +152,21 @@ func (d *Daemon) forwarder() (Forwarder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("forwarding: %w", err)
 	}
+	d.closeForwarder = f.Close
 	return f, nil
 }
 
 // snapshotHook is what runs on every published snapshot: the forwarder's
-// stub domains, then cfg.OnSnapshot.
+// stub domains and live settings, then cfg.OnSnapshot.
 func snapshotHook(cfg Config, forwarder Forwarder) func(*snapshot.Snapshot) {
 	stubs, _ := forwarder.(StubSetter)
+	live, _ := forwarder.(LiveSetter)
 	return func(s *snapshot.Snapshot) {
 		if stubs != nil {
 			stubs.SetStubsFrom(s, cfg.Zones)
+		}
+		if live != nil {
+			live.SetLiveFrom(s, cfg.Zones[0])
 		}
 		if cfg.OnSnapshot != nil {
 			cfg.OnSnapshot(s)
@@ -161,19 +176,28 @@ func snapshotHook(cfg Config, forwarder Forwarder) func(*snapshot.Snapshot) {
 
 // serve starts the DNS and HTTP servers.
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
-	a := &answerer{resolver: res, mirror: d.mirror, forwarder: forwarder}
+	a := &answerer{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
 	cfg := dnsserver.Config{
 		Addr:       d.cfg.DNSAddr,
 		Answerer:   a,
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
-		FastStats:  d.metrics.answers,
-		Observe:    d.metrics.observeExchange,
+		FastStats:  d.metrics.startAnswers(res),
+		Observe:    d.observer(),
 		Invalid:    func(error) { d.metrics.malformedPackets.Inc() },
+		Panicked:   d.panicked,
 		Logger:     d.logger.With("component", "dns"),
 	}
+	var err error
+	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
+		return err
+	}
+	d.cfg.TCP.apply(&cfg)
 	if d.cfg.FastPath {
 		cfg.FastPath = &wireAnswers{answerer: a, maxUDPSize: cfg.MaxUDPSize}
+		if qlog := d.queryLog(); qlog != nil {
+			cfg.FastLog = qlog.Wire
+		}
 		cfg.FastPathChanges = fastpath.NewChanges()
 		d.mirror.beforePublish = recordChanges(cfg.FastPathChanges, d.cfg.Prefix)
 	}
@@ -182,14 +206,46 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
 		return fmt.Errorf("--dns-addr: %w", err)
 	}
 	d.dns = srv
+	d.metrics.exportAnswers(srv.Addr())
 	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", res.Zones(), "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets)
-	h := newHTTPHandler(d.mirror.Ready, d.metrics.Registry, d.cfg.Pprof)
+	h := newHTTPHandler(d.readiness, d.metrics.Registry, d.cfg.Pprof)
 	d.http, err = startHTTP(d.cfg.HTTPAddr, h, d.logger.With("component", "http"))
 	if err != nil {
 		return err
 	}
 	d.logger.Info("serving HTTP", "addr", d.http.addr, "pprof", d.cfg.Pprof)
 	return nil
+}
+
+// queryLog is the query log --log-queries asks for; nil for none.
+func (d *Daemon) queryLog() *querylog.Logger {
+	classes, _ := querylog.ParseClasses(d.cfg.LogQueries) // checked by Validate
+	logger := d.cfg.QueryLog
+	if logger == nil {
+		logger = d.logger
+	}
+	return querylog.New(logger, classes, d.cfg.LogQueriesSample)
+}
+
+// observer is what sees every answer of the ordinary path: the metrics,
+// and the query log when there is one.
+func (d *Daemon) observer() func(dnsserver.Exchange) {
+	qlog := d.queryLog()
+	if qlog == nil {
+		return d.metrics.observeExchange
+	}
+	return func(e dnsserver.Exchange) {
+		d.metrics.observeExchange(e)
+		qlog.Msg(e.Client, e.Proto, e.Request, e.Response, e.Duration)
+	}
+}
+
+// panicked logs and counts a panic that answering one query caused; the
+// query was answered SERVFAIL and the server goes on.
+func (d *Daemon) panicked(path string, packet []byte, value any) {
+	d.metrics.panics.WithLabelValues(path).Inc()
+	d.logger.Error("a query caused a panic: answered SERVFAIL", "path", path, "packet", hex.EncodeToString(packet),
+		"panic", fmt.Sprint(value), "stack", string(debug.Stack()))
 }
 
 // startLoop runs the mirror's list-then-watch loop until Stop.
@@ -238,6 +294,7 @@ func (d *Daemon) Stop(ctx context.Context) error {
 
 func (d *Daemon) stop(ctx context.Context) error {
 	close(d.stopped)
+	d.closing.Store(true)
 	var errs []error
 	if d.dns != nil {
 		errs = append(errs, d.dns.Shutdown(ctx))
@@ -248,6 +305,9 @@ func (d *Daemon) stop(ctx context.Context) error {
 	if d.stopLoop != nil {
 		d.stopLoop()
 		<-d.loopDone
+	}
+	if d.closeForwarder != nil {
+		d.closeForwarder()
 	}
 	if d.client != nil {
 		d.client.Close()

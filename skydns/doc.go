@@ -11,7 +11,10 @@
 //
 // Queries never touch etcd: every answer is computed by the pure resolver
 // from the snapshot published for one etcd revision. While etcd is away the
-// last snapshot keeps being served and /readyz says since when it is stale.
+// last snapshot keeps being served, /readyz stays ready (it means "I can
+// answer") and skydns_snapshot_stale_seconds says how old the snapshot is.
+// On a stop signal the daemon answers for a lameduck with /readyz 503
+// before it closes its listeners (ready.go).
 //
 // With no etcd endpoints the daemon starts an embedded etcd with a
 // persistent data dir, so one binary is a complete SkyDNS.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/resolver"
 )
 
 // TestDocsNameEveryFlagAndMetric keeps docs/skydns.md honest: every flag
@@ -44,6 +45,12 @@ func TestDocsNameEveryFlagAndMetric(t *testing.T) {
 	})
 	t.Run("every metric is in the docs", func(t *testing.T) {
 		m := NewMetrics(func() float64 { return 0 })
+		res, err := resolver.New(resolver.Config{Zones: []string{"test."}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.startAnswers(res)
+		m.exportAnswers("127.0.0.1:53")
 		q := new(dns.Msg).SetQuestion("a.test.", dns.TypeA)
 		m.observeExchange(dnsserver.Exchange{Proto: "udp", Request: q, Response: q}) // vectors show once used
 		families, err := m.Registry.Gather()

@@ -2,7 +2,12 @@
 
 package skydns
 
-import "github.com/kubesky/kubesky/etcdstore/embedetcd"
+import (
+	"log/slog"
+
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
+	"github.com/kubesky/kubesky/internal/logging"
+)
 
 // EmbeddedEtcdBuilt reports whether this build can start an embedded etcd
 // (built without -tags noembed).
@@ -12,6 +17,8 @@ const EmbeddedEtcdBuilt = true
 type embeddedEtcd = *embedetcd.Server
 
 // startEmbeddedEtcd starts the embedded etcd cfg describes.
-func startEmbeddedEtcd(cfg Config) (embeddedEtcd, error) {
-	return embedetcd.Start(embedetcd.Config{DataDir: cfg.EtcdDataDir, ClientURL: "http://" + cfg.EmbeddedEtcdAddr})
+// Its log lines go to logger.
+func startEmbeddedEtcd(cfg Config, logger *slog.Logger) (embeddedEtcd, error) {
+	return embedetcd.Start(embedetcd.Config{DataDir: cfg.EtcdDataDir, ClientURL: "http://" + cfg.EmbeddedEtcdAddr,
+		Logger: logging.Zap(logger.Handler())})
 }

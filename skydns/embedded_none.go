@@ -2,7 +2,10 @@
 
 package skydns
 
-import "errors"
+import (
+	"errors"
+	"log/slog"
+)
 
 // EmbeddedEtcdBuilt reports whether this build can start an embedded etcd:
 // built with -tags noembed it cannot, and does not link etcd's server
@@ -17,6 +20,6 @@ type embeddedEtcd interface {
 }
 
 // startEmbeddedEtcd fails: Validate rejects a config that needs it first.
-func startEmbeddedEtcd(Config) (embeddedEtcd, error) {
+func startEmbeddedEtcd(Config, *slog.Logger) (embeddedEtcd, error) {
 	return nil, errors.New("this skydns is built without the embedded etcd (-tags noembed)")
 }

@@ -15,9 +15,10 @@ import (
 // wireAnswers gives the fast path the ordinary path's answers, packed:
 // what the DNS server writes to a plain query for a name in the zones.
 // Names outside the zones (the forwarder's), the time before the first
-// list (SERVFAIL) and answers whose CNAME chain leaves the zones (the
-// forwarder may chase them, depending on the client and its RD bit) stay
-// on the ordinary path.
+// list (SERVFAIL), answers whose CNAME chain leaves the zones (the
+// forwarder may chase them, depending on the client and its RD bit) and,
+// with autopath, NXDOMAIN for names a pod's search path makes stay on the
+// ordinary path.
 type wireAnswers struct {
 	answerer   *answerer
 	maxUDPSize int
@@ -43,6 +44,7 @@ func (w *wireAnswers) Answer(name string, qtype uint16) (fastpath.Answer, bool) 
 	if !inZone { // the zones never change: neither will this
 		return a, false
 	}
+	a.Zone = zone
 	if a.Version == 0 {
 		a.Volatile = true
 		return a, false
@@ -54,13 +56,27 @@ func (w *wireAnswers) Answer(name string, qtype uint16) (fastpath.Answer, bool) 
 	visit := func(n string) { a.Names = appendName(a.Names, n) }
 	ordinary := dnsserver.AnswerFunc(func(ctx context.Context, q dnsserver.Query) *dns.Msg { return w.answerer.answer(ctx, q, visit) })
 	resp := dnsserver.Reply(context.Background(), ordinary, dnsserver.Query{Msg: req, Proto: "udp"}, w.maxUDPSize)
-	a.Volatile, a.SerialIsVersion = zone == name || anyWildcard(a.Names), true
+	a.Volatile, a.SerialIsVersion, a.Rotate = zone == name || anyWildcard(a.Names), true, w.answerer.rotate
 	if _, leaves := w.answerer.resolver.ExternalTarget(resp); leaves {
 		return a, false
 	}
+	if w.answerer.autopath && resp.Rcode == dns.RcodeNameError && w.answerer.resolver.MaybeSearchPath(name) {
+		return a, false // a pod's search-path query: the answer depends on who asks
+	}
 	wire, err := resp.Pack()
+	if err == nil && a.Rotate && !fastpath.Turnable(wire) {
+		wire, err = packUncompressed(resp)
+	}
 	a.Wire = wire // the cache keeps a copy of its own
 	return a, err == nil
+}
+
+// packUncompressed packs resp without name compression: with no pointer
+// into its records (glue owners point into SRV targets when compressed),
+// the fast path can turn them in place.
+func packUncompressed(resp *dns.Msg) ([]byte, error) {
+	resp.Compress = false
+	return resp.Pack()
 }
 
 // appendName adds name to names unless it is there. The resolver's names

@@ -176,7 +176,7 @@ func newDifferential(tb testing.TB) *differential {
 	m.apply(snapshottest.Update(7, fuzzRecords()))
 	a := &answerer{resolver: res, mirror: m, forwarder: chaseAll{}}
 	w := &wireAnswers{answerer: a, maxUDPSize: dnsserver.DefaultMaxUDPSize}
-	stats := fastpath.NewStats(nil)
+	stats := fastpath.NewStats()
 	return &differential{ans: a, wire: w, cache: fastpath.NewCache(fastpath.CacheConfig{Answers: w, Changes: changes,
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
 }
@@ -201,7 +201,7 @@ func (d *differential) check(t *testing.T, q fuzzQuery) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cache.Refresh()
-	fast, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
+	fast, _, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
 	if !ok {
 		d.mustDecline(t, q)
 		return

@@ -42,8 +42,11 @@ func TestFastPathAnswersPlainQueries(t *testing.T) {
 			t.Fatalf("fast path answered %v and passed %v, want %v and %v", answered, passed, before+float64(i+1), passedBefore)
 		}
 	}
-	if v := metric(t, d, `skydns_dns_requests_total{qtype="A",rcode="NOERROR"}`); v < 2 {
-		t.Fatalf("requests A/NOERROR = %v: the fast path's answers are not counted", v)
+	if v := metricSum(t, d, "skydns_dns_requests_total", `zone="cluster.local."`, `proto="udp"`, `family="1"`, `type="A"`); v < 2 {
+		t.Fatalf("requests for A in cluster.local. = %v: the fast path's answers are not counted", v)
+	}
+	if v := metricSum(t, d, "skydns_dns_responses_total", `zone="cluster.local."`, `rcode="NOERROR"`, `plugin="skydns"`); v < 2 {
+		t.Fatalf("NOERROR responses in cluster.local. = %v: the fast path's answers are not counted", v)
 	}
 }
 
@@ -158,7 +161,7 @@ func TestFastPathCanBeTurnedOff(t *testing.T) {
 	if answered, passed := fastCounts(t, d); answered != 0 || passed != 0 {
 		t.Fatalf("fast path answered %v and passed %v with --fast-path=false", answered, passed)
 	}
-	if v := metric(t, d, `skydns_dns_requests_total{qtype="A",rcode="NOERROR"}`); v != 10 {
-		t.Fatalf("requests A/NOERROR = %v, want 10", v)
+	if v := metricSum(t, d, "skydns_dns_responses_total", `zone="cluster.local."`, `rcode="NOERROR"`); v != 10 {
+		t.Fatalf("NOERROR responses in cluster.local. = %v, want 10", v)
 	}
 }

@@ -14,20 +14,25 @@ import (
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
-// fakeUpstream is a DNS server on 127.0.0.1 answering every A question
-// with addr.
-func fakeUpstream(t *testing.T, addr string) string {
+// fakeUpstream is a DNS server on 127.0.0.1 answering every question,
+// whatever its name, with an A record holding addr.
+func fakeUpstream(t testing.TB, addr string) string {
 	t.Helper()
-	answer := func(_ context.Context, q dnsserver.Query) *dns.Msg {
-		resp := new(dns.Msg).SetReply(q.Msg)
-		rr, err := dns.NewRR(q.Msg.Question[0].Name + " 60 IN A " + addr)
-		if err != nil {
-			panic(err)
-		}
-		resp.Answer = []dns.RR{rr}
+	ip := net.ParseIP(addr)
+	return startUpstream(t, func(q *dns.Msg) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q)
+		hdr := dns.RR_Header{Name: q.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}
+		resp.Answer = []dns.RR{&dns.A{Hdr: hdr, A: ip}}
 		return resp
-	}
-	s, err := dnsserver.Start(dnsserver.Config{Addr: "127.0.0.1:0", Answerer: dnsserver.AnswerFunc(answer)})
+	})
+}
+
+// startUpstream is a DNS server on 127.0.0.1 answering with answer,
+// stopped when the test ends; it returns its address.
+func startUpstream(t testing.TB, answer func(q *dns.Msg) *dns.Msg) string {
+	t.Helper()
+	answerQuery := func(_ context.Context, q dnsserver.Query) *dns.Msg { return answer(q.Msg) }
+	s, err := dnsserver.Start(dnsserver.Config{Addr: "127.0.0.1:0", Answerer: dnsserver.AnswerFunc(answerQuery)})
 	if err != nil {
 		t.Fatal(err)
 	}

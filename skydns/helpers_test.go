@@ -34,7 +34,7 @@ func testConfig(url string) Config {
 }
 
 // startDaemon starts a daemon with cfg, stopped when the test ends.
-func startDaemon(t *testing.T, cfg Config) *Daemon {
+func startDaemon(t testing.TB, cfg Config) *Daemon {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("test config invalid: %v", err)
@@ -60,12 +60,12 @@ func startWithEtcd(t *testing.T) (*etcdtest.Server, *Daemon) {
 	return etcd, startDaemon(t, testConfig(etcd.ClientURL()))
 }
 
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // put stores a record at the key of name plus one label.
-func put(t *testing.T, etcd *etcdtest.Server, name, label, value string) int64 {
+func put(t testing.TB, etcd *etcdtest.Server, name, label, value string) int64 {
 	t.Helper()
 	return etcd.Put(t, etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label, value)
 }
@@ -73,11 +73,7 @@ func put(t *testing.T, etcd *etcdtest.Server, name, label, value string) int64 {
 // ask sends one query over proto ("udp" or "tcp") and returns the answer.
 func ask(t *testing.T, proto, addr, name string, qtype uint16) *dns.Msg {
 	t.Helper()
-	resp, err := exchange(proto, addr, new(dns.Msg).SetQuestion(name, qtype))
-	if err != nil {
-		t.Fatalf("%s query %s %s: %v", proto, name, dns.TypeToString[qtype], err)
-	}
-	return resp
+	return askClass(t, proto, addr, name, qtype, dns.ClassINET)
 }
 
 func exchange(proto, addr string, m *dns.Msg) (*dns.Msg, error) {
@@ -88,7 +84,7 @@ func exchange(proto, addr string, m *dns.Msg) (*dns.Msg, error) {
 
 // eventually polls cond until it returns "" or the deadline passes, then
 // fails with cond's last complaint.
-func eventually(t *testing.T, what string, cond func() string) {
+func eventually(t testing.TB, what string, cond func() string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -165,6 +161,39 @@ func metric(t *testing.T, d *Daemon, series string) float64 {
 		return v
 	}
 	return -1
+}
+
+// metricSum is the sum of the series of the metric name that have every
+// label pair given (as `label="value"`); -1 when there is none.
+func metricSum(t *testing.T, d *Daemon, name string, labels ...string) float64 {
+	t.Helper()
+	_, body := httpGet(t, d, "/metrics")
+	sum, found := 0.0, false
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name+"{")
+		if !ok || !hasLabels(rest, labels) {
+			continue
+		}
+		v, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("metric %s: %v", name, err)
+		}
+		sum, found = sum+v, true
+	}
+	if !found {
+		return -1
+	}
+	return sum
+}
+
+func hasLabels(series string, labels []string) bool {
+	for _, l := range labels {
+		if !strings.Contains(series, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // logBuffer is a concurrency-safe log sink for asserting on log lines.

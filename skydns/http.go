@@ -16,15 +16,24 @@ import (
 )
 
 // newHTTPHandler serves /healthz (200 while the process runs), /readyz
-// (200 when ready returns nil, else 503 and its reason), /metrics, and
+// (200 when every check of ready holds, else 503 and the first failure;
+// with ?verbose every check and the snapshot's freshness), /metrics, and
 // with withPprof the net/http/pprof handlers.
-func newHTTPHandler(ready func() error, reg *prometheus.Registry, withPprof bool) http.Handler {
+func newHTTPHandler(ready func() readiness, reg *prometheus.Registry, withPprof bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := ready(); err != nil {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		rd := ready()
+		err := rd.err()
+		if r.URL.Query().Has("verbose") {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(readyStatus(err))
+			rd.writeVerbose(w)
+			return
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
@@ -35,6 +44,13 @@ func newHTTPHandler(ready func() error, reg *prometheus.Registry, withPprof bool
 		debughttp.MountPprof(mux)
 	}
 	return mux
+}
+
+func readyStatus(err error) int {
+	if err != nil {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusOK
 }
 
 // httpServer is the HTTP listener and its serving goroutine.

@@ -27,13 +27,30 @@ func TestHTTPEndpoints(t *testing.T) {
 			t.Fatalf("got %d %q", code, body)
 		}
 	})
-	t.Run("metrics count queries by type and rcode", func(t *testing.T) {
+	t.Run("metrics count queries with CoreDNS's labels", func(t *testing.T) {
 		ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeMX)
-		if v := metric(t, d, `skydns_dns_requests_total{qtype="MX",rcode="REFUSED"}`); v != 1 {
-			t.Fatalf("requests MX/REFUSED = %v, want 1", v)
+		server := `server="dns://` + d.DNSAddr() + `"`
+		for _, c := range []struct {
+			name   string
+			labels []string
+		}{
+			{"skydns_dns_requests_total", []string{server, `zone="."`, `proto="udp"`, `family="1"`, `type="MX"`}},
+			{"skydns_dns_responses_total", []string{server, `zone="."`, `rcode="REFUSED"`, `plugin="forward"`}},
+			{"skydns_dns_request_duration_seconds_count", []string{server, `zone="."`, `type="MX"`}},
+			{"skydns_dns_request_size_bytes_count", []string{server, `zone="."`, `proto="udp"`}},
+			{"skydns_dns_response_size_bytes_bucket", []string{server, `zone="."`, `proto="udp"`, `le="+Inf"`}},
+		} {
+			if v := metricSum(t, d, c.name, c.labels...); v != 1 {
+				t.Errorf("%s%v = %v, want 1", c.name, c.labels, v)
+			}
 		}
-		if v := metric(t, d, `skydns_dns_request_duration_seconds_count{proto="udp"}`); v < 1 {
-			t.Fatalf("latency count = %v, want at least 1", v)
+	})
+	t.Run("metrics tell TCP queries from UDP ones", func(t *testing.T) {
+		ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeTXT)
+		for _, name := range []string{"skydns_dns_requests_total", "skydns_dns_request_size_bytes_count", "skydns_dns_response_size_bytes_count"} {
+			if v := metricSum(t, d, name, `zone="."`, `proto="tcp"`); v != 1 {
+				t.Errorf("%s{proto=\"tcp\"} = %v, want 1", name, v)
+			}
 		}
 	})
 	t.Run("metrics report the snapshot and the etcd state", func(t *testing.T) {
@@ -45,10 +62,14 @@ func TestHTTPEndpoints(t *testing.T) {
 			return ""
 		})
 		for series, want := range map[string]float64{"skydns_snapshot_records": 1, "skydns_etcd_connected": 1,
-			"skydns_mirror_synced": 1, "skydns_etcd_lists_total": 1, "skydns_mirror_stale_seconds": 0} {
+			"skydns_mirror_synced": 1, "skydns_etcd_lists_total": 1} {
 			if v := metric(t, d, series); v != want {
 				t.Errorf("%s = %v, want %v", series, v, want)
 			}
+		}
+		// etcd confirms the snapshot at every 100ms probe.
+		if v := metric(t, d, "skydns_snapshot_stale_seconds"); v < 0 || v >= 1 {
+			t.Errorf("skydns_snapshot_stale_seconds = %v, want under a second while etcd answers", v)
 		}
 	})
 	t.Run("malformed packets are counted", func(t *testing.T) {

@@ -7,8 +7,15 @@ import (
 	"github.com/kubesky/kubesky/internal/logging"
 )
 
-// NewLogger returns a text logger writing to w at level (debug, info, warn
-// or error).
-func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
-	return logging.New(w, level)
+// NewQueryLogger returns the logger of the query lines: w in format, at
+// level INFO whatever --log-level says, as CoreDNS's log plugin writes
+// whatever its errors go to.
+func NewQueryLogger(w io.Writer, format string) *slog.Logger {
+	return slog.New(logging.NewHandler(w, slog.LevelInfo, format))
+}
+
+// NewLogger returns a logger writing to w at level (debug, info, warn or
+// error) in format (text or json).
+func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	return logging.New(w, level, format)
 }

@@ -1,14 +1,18 @@
 package skydns
 
 import (
+	"strings"
 	"time"
 
+	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/version"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
+	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -17,9 +21,12 @@ type Metrics struct {
 	Registry *prometheus.Registry
 
 	// answers counts the answered queries of both paths: the fast path's
-	// readers have shards of their own, the ordinary path shares one.
+	// readers have shards of their own, the ordinary path shares one. They
+	// are made, for the served zones, when DNS starts (startAnswers).
 	answers          *fastpath.Stats
 	ordinary         *fastpath.Shard
+	zoneOf           func(name string) (zone string, ok bool)
+	answersCollector *answersCollector
 	malformedPackets prometheus.Counter
 	revision         prometheus.Gauge
 	records          prometheus.Gauge
@@ -31,14 +38,15 @@ type Metrics struct {
 	etcdErrors       prometheus.Counter
 	connected        prometheus.Gauge
 	synced           prometheus.Gauge
+	panics           *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics, and Go and process collectors, in a new
-// registry. stale reports the seconds since etcd was last reachable.
+// registry. stale reports the seconds since the snapshot was last
+// confirmed current by etcd.
 func NewMetrics(stale func() float64) *Metrics {
 	m := &Metrics{Registry: prometheus.NewRegistry()}
-	m.answers = fastpath.NewStats(prometheus.ExponentialBuckets(0.00001, 4, 10)) // 10µs .. 2.6s
-	m.ordinary = m.answers.NewShard(false)
+	m.answersCollector = newAnswersCollector()
 	m.malformedPackets = newCounter("skydns_dns_malformed_packets_total", "Packets that did not parse as DNS messages (answered FORMERR when the header parsed, else dropped).")
 	m.revision = newGauge("skydns_snapshot_revision", "etcd revision of the snapshot being served.")
 	m.records = newGauge("skydns_snapshot_records", "Records in the snapshot being served.")
@@ -54,12 +62,21 @@ func NewMetrics(stale func() float64) *Metrics {
 	m.etcdErrors = newCounter("skydns_etcd_errors_total", "Failed etcd lists, watches and probes; each is followed by a retry (a watch restart).")
 	m.connected = newGauge("skydns_etcd_connected", "1 while etcd is reachable, else 0.")
 	m.synced = newGauge("skydns_mirror_synced", "1 once the prefix has been listed, else 0.")
+	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "skydns_panics_total",
+		Help: "Queries whose answering panicked, by path (fast, udp, tcp, forward): each was answered SERVFAIL and logged with its packet.",
+	}, []string{"path"})
+	for _, path := range []string{"fast", "udp", "tcp", "forward"} {
+		m.panics.WithLabelValues(path)
+	}
 	staleGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "skydns_mirror_stale_seconds", Help: "Seconds since etcd became unreachable; 0 while it is reachable.",
+		Name: "skydns_snapshot_stale_seconds",
+		Help: "Seconds since etcd last confirmed the snapshot current (a list, a watch response or a probe, every --etcd-probe-interval while etcd answers); 0 before the first list.",
 	}, stale)
-	m.Registry.MustRegister(newAnswersCollector(m.answers), m.malformedPackets, m.revision, m.records,
-		m.malformedTotal, m.malformedNow, m.lists, m.publish, m.eventsApplied, m.etcdErrors, m.connected, m.synced, staleGauge,
+	m.Registry.MustRegister(m.answersCollector, m.malformedPackets, m.revision, m.records,
+		m.malformedTotal, m.malformedNow, m.lists, m.publish, m.eventsApplied, m.etcdErrors, m.connected, m.synced, m.panics, staleGauge,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Registry.MustRegister(version.BuildInfo("skydns"))
 	return m
 }
 
@@ -71,14 +88,43 @@ func newGauge(name, help string) prometheus.Gauge {
 	return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 }
 
+// startAnswers makes the counts of answered queries for the zones res
+// serves, before DNS is served; exportAnswers exports them once it is.
+func (m *Metrics) startAnswers(res *resolver.Resolver) *fastpath.Stats {
+	m.answers = fastpath.NewStats(res.Zones()...)
+	m.ordinary = m.answers.NewShard(false)
+	m.zoneOf = res.Zone
+	return m.answers
+}
+
+// exportAnswers exports the counts of answered queries under the server
+// label of the DNS address addr.
+func (m *Metrics) exportAnswers(addr string) { m.answersCollector.serve(m.answers, addr) }
+
 // observeExchange counts one query the ordinary path answered.
 func (m *Metrics) observeExchange(e dnsserver.Exchange) {
 	var qtype uint16
-	if len(e.Request.Question) > 0 {
-		qtype = e.Request.Question[0].Qtype
+	var zone string
+	hasQuestion := len(e.Request.Question) > 0
+	if hasQuestion {
+		q := e.Request.Question[0]
+		qtype = q.Qtype
+		zone, _ = m.zoneOf(strings.ToLower(q.Name))
 	}
-	m.ordinary.Count(qtype, len(e.Request.Question) > 0, e.Response.Rcode)
-	m.ordinary.Observe(e.Proto, e.Duration, 1)
+	series := m.answers.Series(zone, qtype, hasQuestion, e.Response.Rcode)
+	m.ordinary.Answered(series, fastpath.NewTransport(e.Proto == "tcp", dnsserver.IP(e.Client).Is6()), msgLen(e.Request), msgLen(e.Response))
+	m.ordinary.Took(series, e.Duration)
+}
+
+// msgLen is m's size in wire format, or 0 when computing it panics: a
+// query that made the answerer panic is counted too, after the recovery.
+func msgLen(m *dns.Msg) (n int) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	return m.Len()
 }
 
 // observeSnapshot records a newly published snapshot, made from an update
@@ -111,10 +157,10 @@ func boolGauge(b bool) float64 {
 	return 0
 }
 
-// staleSeconds is the value of skydns_mirror_stale_seconds for s.
+// staleSeconds is the value of skydns_snapshot_stale_seconds for s.
 func staleSeconds(s etcdstore.State, now time.Time) float64 {
-	if s.Connected || s.Since.IsZero() {
+	if s.Confirmed.IsZero() {
 		return 0
 	}
-	return now.Sub(s.Since).Seconds()
+	return now.Sub(s.Confirmed).Seconds()
 }

@@ -131,11 +131,13 @@ func (m *Mirror) State() etcdstore.State {
 	return m.state
 }
 
-// StaleSeconds is how long etcd has been unreachable, 0 while it is not.
+// StaleSeconds is how long ago etcd last confirmed the snapshot current;
+// 0 before the first list.
 func (m *Mirror) StaleSeconds() float64 { return staleSeconds(m.State(), time.Now()) }
 
-// Ready returns nil once the prefix has been listed and while etcd is
-// reachable; otherwise an error saying why, for /readyz.
+// Ready returns nil once the prefix has been listed, and an error saying
+// why not before. Once listed, the mirror stays ready while etcd is away:
+// the last snapshot still answers (Freshness says how old it is).
 func (m *Mirror) Ready() error {
 	s := m.State()
 	switch {
@@ -143,8 +145,18 @@ func (m *Mirror) Ready() error {
 		return fmt.Errorf("not synced: etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
 	case !s.Synced:
 		return errors.New("not synced")
-	case !s.Connected:
-		return fmt.Errorf("stale: etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
 	}
 	return nil
+}
+
+// Freshness describes the snapshot served and how current it is known to
+// be, for /readyz?verbose.
+func (m *Mirror) Freshness(now time.Time) string {
+	s, snap := m.State(), m.Snapshot()
+	etcd := "etcd reachable"
+	if !s.Connected && s.Err != nil {
+		etcd = fmt.Sprintf("etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
+	}
+	return fmt.Sprintf("snapshot at revision %d, %d records, confirmed current by etcd %.1fs ago; %s",
+		snap.Revision(), snap.Len(), staleSeconds(s, now), etcd)
 }

@@ -13,3 +13,12 @@ func checkPodRecords(mode string) error {
 	}
 	return nil
 }
+
+// checkAutopath accepts --autopath only with verified pod records: they
+// are how skydns knows the namespace of the pod asking.
+func checkAutopath(autopath bool, podRecords string) error {
+	if autopath && podRecords != string(resolver.PodsVerified) {
+		return fmt.Errorf("--autopath: needs --pod-records=verified (the pod records tell which namespace a client is in), not %q", podRecords)
+	}
+	return nil
+}

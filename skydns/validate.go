@@ -3,13 +3,16 @@ package skydns
 import (
 	"errors"
 	"fmt"
-	"github.com/kubesky/kubesky/internal/logging"
 	"net"
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/logging"
+	"github.com/kubesky/kubesky/skydns/querylog"
 )
 
 // Validate checks c and normalizes its zones (lower case, fully
@@ -21,18 +24,27 @@ func (c *Config) Validate() error {
 		checkListenAddr("--dns-addr", c.DNSAddr),
 		checkUDPSockets(c.UDPSockets),
 		checkGCPercent(c.GCPercent),
+		c.TCP.validate(),
 		checkListenAddr("--http-addr", c.HTTPAddr),
 		c.normalizeZones(),
 		checkPrefix(c.Prefix),
 		checkTTL(c.TTL),
 		checkPodRecords(c.PodRecords),
+		checkAutopath(c.Autopath, c.PodRecords),
 		c.checkEtcd(),
 		checkLogLevel(c.LogLevel),
+		checkLogFormat(c.LogFormat),
+		c.checkQueryLog(),
 		checkPositive("--shutdown-timeout", c.ShutdownTimeout.Seconds()),
 		checkPositive("--etcd-probe-interval", c.EtcdProbeInterval.Seconds()),
+		checkNotNegative("--lameduck", c.Lameduck),
+		checkNotNegative("--max-stale", c.MaxStale),
 	}
 	if checkListenAddr("--dns-addr", c.DNSAddr) == nil {
 		errs = append(errs, c.Forward.Validate())
+	}
+	if _, err := c.RRL.Limiter(); err != nil {
+		errs = append(errs, err)
 	}
 	return oneLine(errs)
 }
@@ -122,9 +134,34 @@ func checkLogLevel(level string) error {
 	return nil
 }
 
+func checkLogFormat(format string) error {
+	if err := logging.CheckFormat(format); err != nil {
+		return fmt.Errorf("--log-format: %w", err)
+	}
+	return nil
+}
+
+// checkQueryLog checks --log-queries and --log-queries-sample.
+func (c *Config) checkQueryLog() error {
+	if _, err := querylog.ParseClasses(c.LogQueries); err != nil {
+		return fmt.Errorf("--log-queries: %w", err)
+	}
+	if err := querylog.CheckSampleRate(c.LogQueriesSample); err != nil {
+		return fmt.Errorf("--log-queries-sample: %w", err)
+	}
+	return nil
+}
+
 func checkPositive(flag string, v float64) error {
 	if v <= 0 {
 		return fmt.Errorf("%s: must be positive", flag)
+	}
+	return nil
+}
+
+func checkNotNegative(flag string, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("%s: %v: must be 0 (off) or more", flag, d)
 	}
 	return nil
 }

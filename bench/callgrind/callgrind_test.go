@@ -45,8 +45,9 @@ func TestCountsTheInstructionsOfAWindow(t *testing.T) {
 		t.Skip("valgrind is not installed (apt-get install valgrind)")
 	}
 	dir := t.TempDir()
-	out, addrFile := filepath.Join(dir, "cg.out"), filepath.Join(dir, "addr")
-	p, err := proc.Start(proc.Spec{Name: "fixed", Argv: Command(out, os.Args[0], "-test.run=^$"),
+	out, addrFile, logFile := filepath.Join(dir, "cg.out"), filepath.Join(dir, "addr"), filepath.Join(dir, "log")
+	helper := buildHelper(t, dir)
+	p, err := proc.Start(proc.Spec{Name: "fixed", Argv: Command(out, helper), Log: logFile,
 		Env: append([]string{helperEnv + "=" + addrFile}, Env...), CPU: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestCountsTheInstructionsOfAWindow(t *testing.T) {
 	t.Cleanup(p.Kill)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	addr := waitForAddr(t, ctx, addrFile)
+	addr := waitForAddr(t, ctx, addrFile, p, logFile)
 	if err := Zero(ctx, p.Pid()); err != nil {
 		t.Fatal(err)
 	}
@@ -102,17 +103,35 @@ func query(addr string) error {
 	return err
 }
 
-// waitForAddr polls until the helper has written its address.
-func waitForAddr(t *testing.T, ctx context.Context, path string) string {
+// buildHelper builds this package's test binary without the race detector:
+// ThreadSanitizer's shadow memory does not start reliably under valgrind.
+func buildHelper(t *testing.T, dir string) string {
+	t.Helper()
+	helper := filepath.Join(dir, "helper.test")
+	build := exec.Command("go", "test", "-c", "-o", helper, ".")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the helper: %v\n%s", err, b)
+	}
+	return helper
+}
+
+// waitForAddr polls until the helper has written its address, and fails
+// with the helper's log if it exits first.
+func waitForAddr(t *testing.T, ctx context.Context, path string, p *proc.Process, logFile string) string {
 	t.Helper()
 	for {
 		if b, err := os.ReadFile(path); err == nil {
 			return string(b)
 		}
-		if ctx.Err() != nil {
-			t.Fatal("the server under callgrind never started")
+		select {
+		case <-p.Done():
+			log, _ := os.ReadFile(logFile)
+			t.Fatalf("the server under callgrind exited before it served:\n%s", log)
+		case <-ctx.Done():
+			log, _ := os.ReadFile(logFile)
+			t.Fatalf("the server under callgrind never started:\n%s", log)
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -42,8 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kube2sky:", strings.ReplaceAll(err.Error(), "\n", "; "))
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.Level()}))
-	log.Info("kube2sky", "version", version.Version)
+	log := cfg.NewLogger(stderr)
+	log.Info("kube2sky", "version", version.Version, "revision", version.Revision())
 	klog.SetSlogLogger(log.With("component", "client-go"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,14 +12,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// binary is the kube2sky command built once for every test.
+// binary is the kube2sky command built once for every test, stamped with
+// testVersion as the Makefile stamps its version.
 var binary string
+
+// testVersion and testRevision are what the test build stamps, as the
+// Makefile stamps the version and the commit.
+const (
+	testVersion  = "v0.0.0-test"
+	testRevision = "0123456789abcdef"
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "kube2sky-cmd")
@@ -26,7 +36,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "kube2sky")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/kubesky/kubesky/internal/version.Version="+testVersion+
+		" -X github.com/kubesky/kubesky/internal/version.revision="+testRevision, "-o", binary, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building kube2sky: " + err.Error())
@@ -50,6 +61,8 @@ func TestABadFlagExitsWithStatus2AndOneLine(t *testing.T) {
 		{"a bad etcd endpoint", []string{"--etcd-endpoints=127.0.0.1:2379"}, nil, "--etcd-endpoints"},
 		{"a bad value from the environment", nil, []string{"KUBE2SKY_TTL=-1"}, "$KUBE2SKY_TTL"},
 		{"a positional argument", []string{"extra"}, nil, `unexpected argument "extra"`},
+		{"an unknown log format", []string{"--log-format=yaml"}, nil, "--log-format"},
+		{"a kube-dns ConfigMap without a namespace", []string{"--kube-dns-configmap=kube-dns"}, nil, "--kube-dns-configmap"},
 		{"two bad flags", []string{"--workers=0", "--prefix=x"}, nil, "--prefix"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,7 +98,7 @@ func TestHelpListsTheFlagsAndExits0(t *testing.T) {
 
 func TestVersionPrintsTheVersion(t *testing.T) {
 	out, err := exec.CommandContext(t.Context(), binary, "--version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "kube2sky ") {
+	if err != nil || string(out) != "kube2sky "+testVersion+"\n" {
 		t.Errorf("--version = %q, %v", out, err)
 	}
 }
@@ -112,6 +125,12 @@ func TestItServesHealthWhileTheAPIServerIsAwayAndStopsOnSIGTERM(t *testing.T) {
 	}
 	if code, body := httpGet(t, "http://"+addr+"/readyz"); code != 503 || !strings.Contains(body, "informers not synced") {
 		t.Errorf("/readyz = %d %q, want 503 informers not synced", code, body)
+	}
+	_, metrics := httpGet(t, "http://"+addr+"/metrics")
+	buildInfo := regexp.MustCompile(`(?m)^kube2sky_build_info\{goversion="` + regexp.QuoteMeta(runtime.Version()) +
+		`",revision="` + testRevision + `",version="` + regexp.QuoteMeta(testVersion) + `"\} 1$`)
+	if !buildInfo.MatchString(metrics) {
+		t.Errorf("/metrics has no line matching %s", buildInfo)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -171,4 +190,36 @@ func httpGet(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
+}
+
+// TestEveryLineIsJSONWithLogFormatJSON runs the binary against an API
+// server that does not answer until client-go has logged its failure:
+// kube2sky's own lines and client-go's are JSON.
+func TestEveryLineIsJSONWithLogFormatJSON(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	writeKubeconfig(t, kubeconfig, "https://127.0.0.1:1")
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--kubeconfig="+kubeconfig, "--etcd-endpoints=http://127.0.0.1:1",
+		"--http-addr=127.0.0.1:0", "--log-format=json")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	sawClientGo := false
+	for !sawClientGo && sc.Scan() {
+		var fields map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &fields); err != nil || fields["msg"] == nil {
+			t.Fatalf("not a JSON log line: %q", sc.Text())
+		}
+		sawClientGo = fields["component"] == "client-go"
+	}
+	if !sawClientGo {
+		t.Fatalf("no client-go line before the log ended (%v)", sc.Err())
+	}
 }

@@ -5,37 +5,10 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// childModeEnv makes the test binary act as a child server in the
-// children tests instead of running the tests.
-const childModeEnv = "KUBESKY_DEMO_TEST_CHILD"
-
-func TestMain(m *testing.M) {
-	switch os.Getenv(childModeEnv) {
-	case "":
-		os.Exit(m.Run())
-	case "serve": // runs until SIGTERM, then exits 0
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, syscall.SIGTERM)
-		os.Stdout.WriteString("ready\n")
-		<-ch
-		os.Exit(0)
-	case "stubborn": // ignores SIGTERM
-		signal.Ignore(syscall.SIGTERM)
-		os.Stdout.WriteString("ready\n")
-		time.Sleep(time.Hour)
-	case "crash":
-		os.Stderr.WriteString("boom: cannot bind\n")
-		os.Exit(3)
-	}
-}
 
 func runMain(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // pkiConfig says what pki writes.
@@ -67,11 +67,11 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 // writePKI writes the API server's files and the kubeconfigs, unless they
 // all exist and force is off. It reports whether it wrote.
 func writePKI(c pkiConfig) (bool, error) {
-	files := harness.APIServerFilesIn(c.dir)
+	files := kubeproc.APIServerFilesIn(c.dir)
 	if !c.force && files.Exist() && allExist(c.kubeconfigs()) {
 		return false, nil
 	}
-	if err := files.Write(harness.PKIOptions{ExtraNames: c.names, Validity: c.validity}); err != nil {
+	if err := files.Write(kubeproc.PKIOptions{ExtraNames: c.names, Validity: c.validity}); err != nil {
 		return false, err
 	}
 	for path, server := range c.kubeconfigs() {

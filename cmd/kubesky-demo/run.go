@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -38,7 +40,7 @@ func runDemo(ctx context.Context, c runConfig, w io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintf(w, "kubesky demo: data in %s, logs in %s\n\n", p.root, p.logs)
-	cs := newChildren()
+	cs := kubeproc.NewGroup()
 	defer func() {
 		stopEverything(cs, w, err != nil)
 		fmt.Fprint(w, dataNotice(p))
@@ -90,7 +92,7 @@ func prepare(c runConfig, p paths) error {
 
 // startAll starts the components one after the other, each once the one
 // before is ready.
-func startAll(ctx context.Context, cs *children, c runConfig, p paths, w io.Writer) error {
+func startAll(ctx context.Context, cs *kubeproc.Group, c runConfig, p paths, w io.Writer) error {
 	comps := c.components(p)
 	for i, comp := range comps {
 		fmt.Fprintf(w, "[%d/%d] starting %s ... ", i+1, len(comps)+2, comp.name)
@@ -126,23 +128,26 @@ func applyAndShow(ctx context.Context, c runConfig, p paths, w io.Writer) error 
 }
 
 // waitForStop blocks until ctx ends (Ctrl-C) or a server exits on its own.
-func waitForStop(ctx context.Context, cs *children, w io.Writer) error {
+func waitForStop(ctx context.Context, cs *kubeproc.Group, w io.Writer) error {
 	fmt.Fprintf(w, "\nEverything is up. Press Ctrl-C to stop.\n")
 	select {
 	case <-ctx.Done():
 		return nil
-	case ch := <-cs.exited:
-		return ch.exitError()
+	case ch := <-cs.Exited:
+		return ch.ExitError()
 	}
 }
 
 // stopEverything stops the servers in reverse order; a second Ctrl-C (the
 // default signal handling is back by then) kills the demo and, through
 // the parent-death signal, every server at once.
-func stopEverything(cs *children, w io.Writer, failed bool) {
+// stopGrace is how long a child has to exit after SIGTERM before SIGKILL.
+const stopGrace = 15 * time.Second
+
+func stopEverything(cs *kubeproc.Group, w io.Writer, failed bool) {
 	fmt.Fprintln(w)
 	if failed {
 		fmt.Fprintf(w, "stopping everything that was started\n")
 	}
-	cs.stopAll(stopGrace, func(name string) { fmt.Fprintf(w, "stopping %s\n", name) })
+	cs.StopAll(stopGrace, func(name string) { fmt.Fprintf(w, "stopping %s\n", name) })
 }

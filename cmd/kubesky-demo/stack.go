@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // component is one server of the demo: how to start it and how to tell it
@@ -64,12 +64,12 @@ func (c runConfig) apiEtcd(p paths) component {
 }
 
 func (c runConfig) apiserver(p paths) component {
-	files := harness.APIServerFilesIn(p.pki)
+	files := kubeproc.APIServerFilesIn(p.pki)
 	url := "https://" + c.apiserverAddr()
 	return component{
 		name:    "kube-apiserver",
 		binary:  "kube-apiserver",
-		args:    harness.LocalAPIServerArgs(c.apiserverPort, "http://"+c.apiEtcdAddr, files),
+		args:    kubeproc.LocalAPIServerArgs(c.apiserverPort, "http://"+c.apiEtcdAddr, files),
 		summary: fmt.Sprintf("%s, kubeconfig %s", url, p.kubeconfig),
 		ready:   func(ctx context.Context) error { return apiserverReady(ctx, p.kubeconfig) },
 	}
@@ -109,23 +109,29 @@ func apiserverReady(ctx context.Context, kubeconfig string) error {
 
 // startComponent starts one component and waits until it is ready or has
 // exited.
-func startComponent(ctx context.Context, cs *children, comp component, c runConfig, logs string) (time.Duration, error) {
+func startComponent(ctx context.Context, cs *kubeproc.Group, comp component, c runConfig, logs string) (time.Duration, error) {
 	start := time.Now()
-	ch, err := cs.start(comp.name, filepath.Join(c.binDir, comp.binary), comp.args, logs)
+	ch, err := cs.Start(kubeproc.Spec{
+		Name:      comp.name,
+		Path:      filepath.Join(c.binDir, comp.binary),
+		Args:      comp.args,
+		Log:       filepath.Join(logs, comp.name+".log"),
+		StartLine: fmt.Sprintf("=== kubesky-demo %s: %s %q", time.Now().Format(time.RFC3339), comp.binary, comp.args),
+	})
 	if err != nil {
 		return 0, err
 	}
 	err = poll(ctx, c.startTimeout, func(ctx context.Context) error {
-		if err := ch.exitError(); err != nil {
+		if err := ch.ExitError(); err != nil {
 			return permanent(err)
 		}
 		return comp.ready(ctx)
 	})
-	if exitErr := ch.exitError(); exitErr != nil {
+	if exitErr := ch.ExitError(); exitErr != nil {
 		return 0, exitErr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s not ready (log: %s): %w", comp.name, ch.log, err)
+		return 0, fmt.Errorf("%s not ready (log: %s): %w", comp.name, ch.Log, err)
 	}
 	return time.Since(start), nil
 }

@@ -14,11 +14,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/internal/version"
 	"github.com/kubesky/kubesky/skydns"
 )
-
-// version is stamped at build time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -38,18 +36,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Usage: skydns [flags]\n\nEvery flag can also be set as SKYDNS_<FLAG> (--dns-addr: SKYDNS_DNS_ADDR);\nthe --etcd-* flags also read ETCD_<FLAG>.\n\n%s", fs.FlagUsages())
 		return 0
 	case *showVersion:
-		fmt.Fprintln(stdout, "skydns", version)
+		fmt.Fprintln(stdout, "skydns", version.Version)
 		return 0
 	case err != nil:
 		fmt.Fprintf(stderr, "skydns: %v\n", err)
 		return 2
 	}
-	logger, err := skydns.NewLogger(stderr, cfg.LogLevel)
+	logger, err := skydns.NewLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
-		fmt.Fprintf(stderr, "skydns: --log-level: %v\n", err)
+		fmt.Fprintf(stderr, "skydns: %v\n", err)
 		return 2
 	}
-	logger.Info("skydns", "version", version)
+	logger.Info("skydns", "version", version.Version, "revision", version.Revision())
+	cfg.QueryLog = skydns.NewQueryLogger(stderr, cfg.LogFormat)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second signal kills at once

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,12 +18,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 )
 
 var (
 	buildMu  sync.Mutex
 	binaries = map[string]string{} // by build tags
 	buildDir string
+)
+
+// testVersion and testRevision are what every test build stamps, as the
+// Makefile stamps the version and the commit.
+const (
+	testVersion  = "v0.0.0-test"
+	testRevision = "0123456789abcdef"
+	stampVersion = "-X github.com/kubesky/kubesky/internal/version.Version=" + testVersion +
+		" -X github.com/kubesky/kubesky/internal/version.revision=" + testRevision
 )
 
 // skydnsBinary builds this command once per test run into a temp dir.
@@ -44,7 +57,7 @@ func skydnsBinaryTagged(t *testing.T, tags string) string {
 		buildDir = dir
 	}
 	bin := filepath.Join(buildDir, "skydns"+strings.ReplaceAll(tags, ",", "-"))
-	out, err := exec.Command(goTool(), "build", "-tags", tags, "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command(goTool(), "build", "-tags", tags, "-ldflags", stampVersion, "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build -tags %q: %v\n%s", tags, err, out)
 	}
@@ -109,8 +122,15 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"a bad zone", nil, []string{"--zone", "a..b"}, "--zone"},
 		{"a bad DNS address", nil, []string{"--dns-addr", "localhost"}, "--dns-addr"},
 		{"a bad log level", nil, []string{"--log-level", "chatty"}, "--log-level"},
+		{"a bad log format", nil, []string{"--log-format", "yaml"}, "--log-format"},
+		{"a bad query log class", nil, []string{"--log-queries", "success"}, "--log-queries"},
+		{"a sample rate above 1", nil, []string{"--log-queries", "all", "--log-queries-sample", "2"}, "--log-queries-sample"},
+		{"a sample rate of 0", []string{"SKYDNS_LOG_QUERIES_SAMPLE=0"}, nil, "--log-queries-sample"},
 		{"a missing TLS file", nil, []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-certfile", "/nonexistent/cert.pem", "--etcd-keyfile", "/nonexistent/key.pem"}, "--etcd-certfile"},
 		{"a bad value from the environment", []string{"SKYDNS_HTTP_ADDR=nowhere"}, nil, "--http-addr"},
+		{"no TCP connections at all", nil, []string{"--tcp-max-connections", "0"}, "--tcp-max-connections"},
+		{"a bad TCP idle timeout from the environment", []string{"SKYDNS_TCP_IDLE_TIMEOUT=-3s"}, nil, "--tcp-idle-timeout"},
+		{"zero queries per TCP connection", nil, []string{"--tcp-max-queries=0"}, "--tcp-max-queries"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {
@@ -139,9 +159,9 @@ func TestWithoutTheEmbeddedEtcdEndpointsAreNeeded(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
-	t.Run("--version prints the version", func(t *testing.T) {
+	t.Run("--version prints the version stamped at build time", func(t *testing.T) {
 		code, stdout, _ := runBinary(t, nil, "--version")
-		if code != 0 || stdout != "skydns dev\n" {
+		if code != 0 || stdout != "skydns "+testVersion+"\n" {
 			t.Fatalf("exit %d, stdout %q", code, stdout)
 		}
 	})
@@ -165,7 +185,16 @@ func TestVersionAndHelp(t *testing.T) {
 // HTTP address.
 func startReady(t *testing.T, env []string, args ...string) (*exec.Cmd, <-chan string, string) {
 	t.Helper()
-	cmd := exec.Command(skydnsBinary(t), append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
+	cmd, logs, _, httpAddr := startBinary(t, skydnsBinary(t), env, args...)
+	return cmd, logs, httpAddr
+}
+
+// startBinary starts bin on free ports (with its embedded etcd unless args
+// name endpoints) and waits until it is ready; it returns the process, its
+// log lines, and its DNS and HTTP addresses.
+func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, <-chan string, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
 		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd")}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	stderr, err := cmd.StderrPipe()
@@ -178,9 +207,10 @@ func startReady(t *testing.T, env []string, args ...string) (*exec.Cmd, <-chan s
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	logs := make(chan string, 1000)
 	go scanLines(stderr, logs)
+	dnsAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving DNS" addr=(\S+)`))
 	httpAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`))
 	waitReady(t, httpAddr)
-	return cmd, logs, httpAddr
+	return cmd, logs, dnsAddr, httpAddr
 }
 
 func TestTheGCTargetIsSetByTheFlagOrLeftToGOGC(t *testing.T) {
@@ -222,12 +252,50 @@ func scrape(t *testing.T, addr, metric string) string {
 	return ""
 }
 
+func TestBuildInfoCarriesTheStampedVersion(t *testing.T) {
+	_, _, httpAddr := startReady(t, nil)
+	labels := scrapeLabels(t, httpAddr, "skydns_build_info")
+	for _, want := range []string{`version="` + testVersion + `"`, `goversion="` + runtime.Version() + `"`, `revision="` + testRevision + `"`} {
+		if !strings.Contains(labels, want) {
+			t.Errorf("skydns_build_info%s lacks %s", labels, want)
+		}
+	}
+}
+
+// scrapeLabels returns the labels, in braces, of the labelled metric on
+// addr's /metrics whose value is 1.
+func scrapeLabels(t *testing.T, addr, metric string) string {
+	t.Helper()
+	re := regexp.MustCompile(`^` + metric + `(\{.*\}) 1$`)
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no %s{...} 1 on %s/metrics", metric, addr)
+	return ""
+}
+
+// TestSIGTERMShutsDownCleanly stops the binary with SIGTERM: /readyz
+// turns 503 for the lameduck, then the daemon stops and exits 0.
 func TestSIGTERMShutsDownCleanly(t *testing.T) {
-	cmd, logs, _ := startReady(t, nil)
+	const lameduck = 2 * time.Second
+	cmd, logs, httpAddr := startReady(t, nil, "--lameduck="+lameduck.String())
+	signalled := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	waitNotReady(t, httpAddr, "shutting down: lameduck")
 	waitLog(t, logs, regexp.MustCompile(`msg="(embedded etcd stopped)"`))
+	if took := time.Since(signalled); took < lameduck {
+		t.Errorf("stopped %v after SIGTERM, before the %v lameduck ended", took, lameduck)
+	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
@@ -267,20 +335,107 @@ func waitLog(t *testing.T, logs <-chan string, re *regexp.Regexp) string {
 	}
 }
 
+// waitNotReady polls /readyz until it answers 503 with reason in its body.
+func waitNotReady(t *testing.T, addr, reason string) {
+	t.Helper()
+	waitReadyz(t, addr, http.StatusServiceUnavailable, reason)
+}
+
 func waitReady(t *testing.T, addr string) {
+	t.Helper()
+	waitReadyz(t, addr, http.StatusOK, "")
+}
+
+// waitReadyz polls /readyz until it answers code with substr in its body.
+func waitReadyz(t *testing.T, addr string, code int, substr string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode == 200 {
+			if resp.StatusCode == code && strings.Contains(string(body), substr) {
 				return
 			}
+			err = fmt.Errorf("%d %q", resp.StatusCode, body)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("/readyz on %s not 200 within 30s (last: %v)", addr, err)
+			t.Fatalf("/readyz on %s not %d %q within 30s (last: %v)", addr, code, substr, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestEveryLineFollowsTheLogFormat starts the binary in each format with
+// every query logged, asks one query, and reads the log: every line in
+// the format, the query's line among them.
+func TestEveryLineFollowsTheLogFormat(t *testing.T) {
+	tests := []struct {
+		format string
+		start  *regexp.Regexp // the HTTP address's line
+		query  *regexp.Regexp // the query's line
+	}{
+		{"text", regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`),
+			regexp.MustCompile(`^time=\S+ level=INFO msg=query client=127\.0\.0\.1:\d+ proto=udp id=\d+ name=(nope\.cluster\.local\.) type=A rcode=NXDOMAIN size=\d+ duration=\S+ fast=true$`)},
+		{"json", regexp.MustCompile(`"msg":"serving HTTP","addr":"([^"]+)"`),
+			regexp.MustCompile(`^\{"time":"[^"]+","level":"INFO","msg":"query","client":"127\.0\.0\.1:\d+","proto":"udp","id":\d+,"name":"(nope\.cluster\.local\.)","type":"A","rcode":"NXDOMAIN","size":\d+,"duration":\d+,"fast":true\}$`)},
+	}
+	for _, tc := range tests {
+		t.Run("--log-format="+tc.format, func(t *testing.T) {
+			cmd, logs, dnsAddr := startLogging(t, tc.start, "--log-format", tc.format, "--log-queries", "all")
+			askNXDOMAIN(t, dnsAddr)
+			waitLog(t, logs, tc.query)
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			for line := range logs { // until the process exits
+				checkFormat(t, tc.format, line)
+			}
+		})
+	}
+}
+
+// startLogging starts the binary like startReady, with its log's HTTP
+// address line matching start, and returns the DNS address it serves.
+// Every line read meanwhile is checked to be in args' --log-format.
+func startLogging(t *testing.T, start *regexp.Regexp, args ...string) (*exec.Cmd, <-chan string, string) {
+	t.Helper()
+	cmd := exec.Command(skydnsBinary(t), append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--udp-sockets", "1",
+		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd")}, args...)...)
+	cmd.Env = cleanEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	logs := make(chan string, 1000)
+	go scanLines(stderr, logs)
+	dnsAddr := waitLog(t, logs, regexp.MustCompile(`serving DNS"?[,\s]"?addr"?[=:]"?([0-9.:]+)`))
+	waitReady(t, waitLog(t, logs, start))
+	return cmd, logs, dnsAddr
+}
+
+// askNXDOMAIN asks for a name of the zone with no records over UDP.
+func askNXDOMAIN(t *testing.T, addr string) {
+	t.Helper()
+	m := new(dns.Msg).SetQuestion("nope.cluster.local.", dns.TypeA)
+	resp, err := dns.Exchange(m, addr)
+	if err != nil || resp.Rcode != dns.RcodeNameError {
+		t.Fatalf("query nope.cluster.local.: %v %v, want NXDOMAIN", resp, err)
+	}
+}
+
+// checkFormat fails the test unless line is a log line in format.
+func checkFormat(t *testing.T, format, line string) {
+	t.Helper()
+	var fields map[string]any
+	isJSON := json.Unmarshal([]byte(line), &fields) == nil && fields["msg"] != nil
+	isText := strings.HasPrefix(line, "time=") && strings.Contains(line, " msg=")
+	if format == "json" && !isJSON || format == "text" && !isText {
+		t.Errorf("not a %s log line: %q", format, line)
 	}
 }

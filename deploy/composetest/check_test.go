@@ -36,11 +36,14 @@ var exampleAnswers = []expectation{
 
 // check asks addr over UDP (once more over TCP if truncated) and compares
 // the answer's data with want; an empty want only asks for an answer.
-func check(addr string, e expectation) error {
+func check(addr string, e expectation) error { return checkWithin(addr, e, time.Second) }
+
+// checkWithin is check with a timeout for each exchange.
+func checkWithin(addr string, e expectation, timeout time.Duration) error {
 	m := new(dns.Msg).SetQuestion(e.name, e.qtype)
-	resp, _, err := (&dns.Client{Timeout: time.Second}).Exchange(m, addr)
+	resp, _, err := (&dns.Client{Timeout: timeout}).Exchange(m, addr)
 	if err == nil && resp.Truncated {
-		resp, _, err = (&dns.Client{Net: "tcp", Timeout: time.Second}).Exchange(m, addr)
+		resp, _, err = (&dns.Client{Net: "tcp", Timeout: timeout}).Exchange(m, addr)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s at %s: %w", e.name, dns.TypeToString[e.qtype], addr, err)

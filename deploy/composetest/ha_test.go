@@ -14,6 +14,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// haLease is the kube2sky replicas' --leader-elect-lease-duration in
+// docker-compose.ha.yml.
+const haLease = 5 * time.Second
+
 // haPorts are the host ports of docker-compose.ha.yml.
 var haPorts = []string{
 	"KUBESKY_DNS1_PORT", "KUBESKY_DNS2_PORT", "KUBESKY_SKYDNS1_HTTP_PORT", "KUBESKY_SKYDNS2_HTTP_PORT",
@@ -21,8 +25,11 @@ var haPorts = []string{
 	"KUBESKY_ETCD1_PORT", "KUBESKY_ETCD2_PORT", "KUBESKY_ETCD3_PORT", "KUBESKY_APISERVER_PORT",
 }
 
-// TestComposeHA brings docker-compose.ha.yml up and, with queries running
-// against both skydns replicas, stops one etcd member, then the kube2sky
+// TestComposeHA brings docker-compose.ha.yml up. First it restarts every
+// skydns and kube2sky replica in turn while a client that routes by
+// /readyz (as a Service does) asks 200 questions a second, none of which
+// may fail. Then, with queries running against both skydns replicas, it
+// stops one etcd member, then the kube2sky
 // leader, then one skydns. After each stop a new Service must reach DNS;
 // throughout, the known names must keep answering (from skydns-2 to the
 // end, from skydns-1 until it is stopped), and etcd must see every record
@@ -44,6 +51,30 @@ func TestComposeHA(t *testing.T) {
 	}
 	waitAnswers(t, dns1, exampleAnswers, time.Minute)
 	waitAnswers(t, dns2, exampleAnswers, time.Minute)
+
+	t.Run("a client following readiness sees no failure while every replica restarts in turn", func(t *testing.T) {
+		skydnsReady := map[string]string{
+			"skydns-1": "http://" + s.addr("KUBESKY_SKYDNS1_HTTP_PORT") + "/readyz",
+			"skydns-2": "http://" + s.addr("KUBESKY_SKYDNS2_HTTP_PORT") + "/readyz",
+		}
+		routed := startRoutedClient(t, replica{"skydns-1", dns1, skydnsReady["skydns-1"]},
+			replica{"skydns-2", dns2, skydnsReady["skydns-2"]})
+		rollingRestart(t, s, skydnsReady, "skydns-1", "skydns-2")
+		for range kube2sky { // each replica leads once and is stopped
+			if took := handOver(t, s, kube2sky); took > haLease {
+				t.Errorf("kube2sky handover took %v, longer than the %v lease: the stopped leader did not resign", took, haLease)
+			}
+		}
+		routed.stop()
+		sent, failed, served := routed.results()
+		t.Logf("rolling restart: %d queries sent at %d/s, %d failed; answered by replica: %v", sent, routedQPS, len(failed), served)
+		if len(failed) > 0 {
+			t.Errorf("%d of %d queries failed; the first: %v", len(failed), sent, failed[:min(len(failed), maxFailuresShown)])
+		}
+		if served["skydns-1"] == 0 || served["skydns-2"] == 0 {
+			t.Errorf("answers by replica %v: the client did not use both", served)
+		}
+	})
 
 	client := haClient(t, s)
 	writes := watchWrites(t, s.addr("KUBESKY_ETCD1_PORT"), s.addr("KUBESKY_ETCD2_PORT"), s.addr("KUBESKY_ETCD3_PORT"))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // Config says where an embedded etcd keeps its data and listens.
@@ -27,6 +29,9 @@ type Config struct {
 	ReadyTimeout time.Duration
 	// LogLevel is etcd's own log level (default "error").
 	LogLevel string
+	// Logger, if set, is where etcd logs (at LogLevel and above); the
+	// default is zap's JSON on stderr.
+	Logger *zap.Logger
 }
 
 // Server is a single-member etcd server running inside this process.
@@ -88,6 +93,13 @@ func (c Config) etcdConfig() (*embed.Config, error) {
 	cfg.LogLevel = valueOr(c.LogLevel, "error")
 	cfg.Logger = "zap"
 	cfg.LogOutputs = []string{"stderr"}
+	if c.Logger != nil {
+		level, err := zapcore.ParseLevel(cfg.LogLevel)
+		if err != nil {
+			return nil, fmt.Errorf("embedded etcd log level: %w", err)
+		}
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(c.Logger.WithOptions(zap.IncreaseLevel(level)))
+	}
 	return cfg, nil
 }
 

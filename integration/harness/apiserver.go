@@ -3,35 +3,26 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // APIServerStartTimeout bounds how long StartAPIServer waits for /readyz.
 const APIServerStartTimeout = 90 * time.Second
 
-// ServiceCIDRs is the API server's --service-cluster-ip-range: dual-stack,
-// so the `kubernetes` Service gets 10.96.0.1.
-const ServiceCIDRs = "10.96.0.0/16,fd00:10:96::/112"
-
-// AdminUser is the token-file user the harness authenticates as; it is in
-// system:masters.
-const AdminUser = "admin"
-
 // APIServer is a kube-apiserver started by StartAPIServer.
 type APIServer struct {
 	URL        string       // https://127.0.0.1:<port>
-	Kubeconfig string       // a kubeconfig file for AdminUser
+	Kubeconfig string       // a kubeconfig file for kubeproc.AdminUser
 	CAFile     string       // the CA that signed the serving certificate
-	Token      string       // AdminUser's bearer token
-	Config     *rest.Config // AdminUser's client configuration
+	Token      string       // kubeproc.AdminUser's bearer token
+	Config     *rest.Config // kubeproc.AdminUser's client configuration
 	Client     *kubernetes.Clientset
 	Process    *Process
 }
@@ -49,8 +40,8 @@ func StartAPIServer(t testing.TB, etcdEndpoint string) *APIServer {
 	t.Helper()
 	RequireBinaries(t, "kube-apiserver")
 	dir := t.TempDir()
-	files := APIServerFilesIn(dir)
-	if err := files.Write(PKIOptions{}); err != nil {
+	files := kubeproc.APIServerFilesIn(dir)
+	if err := files.Write(kubeproc.PKIOptions{}); err != nil {
 		t.Fatalf("kube-apiserver files: %v", err)
 	}
 	s := &APIServer{CAFile: files.CAFile, Token: files.Token}
@@ -59,7 +50,7 @@ func StartAPIServer(t testing.TB, etcdEndpoint string) *APIServer {
 	s.Process = StartProcess(t, ProcessSpec{
 		Name: "kube-apiserver",
 		Path: Binary("kube-apiserver"),
-		Args: LocalAPIServerArgs(port, etcdEndpoint, files),
+		Args: kubeproc.LocalAPIServerArgs(port, etcdEndpoint, files),
 	})
 	s.Config = &rest.Config{
 		Host:            s.URL,
@@ -78,43 +69,6 @@ func StartAPIServer(t testing.TB, etcdEndpoint string) *APIServer {
 	}
 	s.waitReady(t)
 	return s
-}
-
-// LocalAPIServerArgs is the command line of a kube-apiserver serving on
-// 127.0.0.1:port with the given files, storing into etcdEndpoint: RBAC, the
-// static admin token, ServiceCIDRs, no endpoint reconciler (see
-// StartAPIServer) and no ServiceAccount admission.
-func LocalAPIServerArgs(port int, etcdEndpoint string, files *APIServerFiles) []string {
-	args := []string{
-		"--etcd-servers=" + etcdEndpoint,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", port),
-		"--cert-dir=" + files.Dir,
-		"--authorization-mode=RBAC",
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-cluster-ip-range=" + ServiceCIDRs,
-		"--endpoint-reconciler-type=none",
-		"--enable-priority-and-fairness=false",
-		"--disable-admission-plugins=ServiceAccount",
-		"--profiling=false",
-	}
-	return append(args, files.Args()...)
-}
-
-// writeKubeconfig writes a kubeconfig with the CA embedded, so the file is
-// usable wherever it is copied.
-func writeKubeconfig(path, url, caFile, token string) error {
-	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		return err
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["harness"] = &clientcmdapi.Cluster{Server: url, CertificateAuthorityData: ca}
-	cfg.AuthInfos[AdminUser] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["harness"] = &clientcmdapi.Context{Cluster: "harness", AuthInfo: AdminUser}
-	cfg.CurrentContext = "harness"
-	return clientcmd.WriteToFile(*cfg, path)
 }
 
 // waitReady polls /readyz until it answers ok.

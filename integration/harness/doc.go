@@ -6,7 +6,9 @@
 // /readyz and /metrics helpers). It also has the clients the tests assert
 // with — Query (github.com/miekg/dns over UDP or TCP) and Dig (the dig
 // command) — and Proxy, a TCP forwarder that can cut a daemon off from etcd
-// as a network partition would.
+// as a network partition would. StartPrometheus runs the system's
+// prometheus binary against any of them, for tests of dashboards and
+// alert rules.
 //
 // Every server is started from a test, logs to a file under t.TempDir()
 // (the tail is printed when the test fails), and is stopped by t.Cleanup

@@ -27,6 +27,7 @@ type Etcd struct {
 	Process *Process
 
 	t      testing.TB
+	access etcdAccess
 	client *clientv3.Client
 }
 
@@ -34,14 +35,21 @@ type Etcd struct {
 // under t.TempDir(), and waits until it reports healthy.
 func StartEtcd(t testing.TB) *Etcd {
 	t.Helper()
+	return startEtcd(t, "http", etcdAccess{})
+}
+
+// startEtcd runs bin/etcd with client URLs of scheme, reached through
+// access, with extraArgs after the harness's own flags.
+func startEtcd(t testing.TB, scheme string, access etcdAccess, extraArgs ...string) *Etcd {
+	t.Helper()
 	RequireBinaries(t, "etcd")
-	e := &Etcd{t: t, DataDir: t.TempDir()}
-	e.Endpoint = "http://" + HostPort(FreePort(t))
+	e := &Etcd{t: t, DataDir: t.TempDir(), access: access}
+	e.Endpoint = scheme + "://" + HostPort(FreePort(t))
 	peer := "http://" + HostPort(FreePort(t))
 	e.Process = StartProcess(t, ProcessSpec{
 		Name: "etcd",
 		Path: Binary("etcd"),
-		Args: []string{
+		Args: append([]string{
 			"--name=harness",
 			"--data-dir=" + e.DataDir,
 			"--listen-client-urls=" + e.Endpoint,
@@ -51,7 +59,7 @@ func StartEtcd(t testing.TB) *Etcd {
 			"--initial-cluster=harness=" + peer,
 			"--unsafe-no-fsync", // test data; a clean Stop still flushes
 			"--log-level=warn",
-		},
+		}, extraArgs...),
 	})
 	e.waitHealthy()
 	return e
@@ -78,7 +86,7 @@ func (e *Etcd) Restart() {
 
 func (e *Etcd) waitHealthy() {
 	e.t.Helper()
-	client := &http.Client{Timeout: time.Second}
+	client := e.access.httpClient()
 	err := Poll(EtcdStartTimeout, func() error {
 		if err := e.Process.ErrIfExited(); err != nil {
 			return err
@@ -113,6 +121,7 @@ func (e *Etcd) Client() *clientv3.Client {
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints:   e.Endpoints(),
 		DialTimeout: 5 * time.Second,
+		TLS:         e.access.tls,
 		Logger:      zap.NewNop(),
 	})
 	if err != nil {
@@ -159,7 +168,8 @@ func (e *Etcd) Ctl(args ...string) string {
 	RequireBinaries(e.t, "etcdctl")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, Binary("etcdctl"), append([]string{"--endpoints=" + e.Endpoint}, args...)...)
+	flags := append([]string{"--endpoints=" + e.Endpoint}, e.access.ctlArgs...)
+	cmd := exec.CommandContext(ctx, Binary("etcdctl"), append(flags, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

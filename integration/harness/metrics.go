@@ -8,7 +8,7 @@ import (
 
 // Metrics are the samples of a Prometheus text exposition, keyed by series
 // as exposed: the metric name, then its labels if any, as in
-// `kube2sky_leader` or `skydns_dns_requests_total{qtype="A",rcode="NOERROR"}`.
+// `kube2sky_leader` or `skydns_dns_responses_total{plugin="skydns",rcode="NOERROR",zone="cluster.local."}`.
 type Metrics map[string]float64
 
 // ParseMetrics reads the Prometheus text format: comment lines are skipped,

@@ -6,8 +6,8 @@ func TestParseMetrics(t *testing.T) {
 	text := `# HELP kube2sky_leader 1 while leading.
 # TYPE kube2sky_leader gauge
 kube2sky_leader 1
-skydns_dns_requests_total{qtype="A",rcode="NOERROR"} 12
-skydns_dns_requests_total{qtype="A",rcode="NXDOMAIN"} 3
+skydns_dns_responses_total{plugin="skydns",rcode="NOERROR",zone="cluster.local."} 12
+skydns_dns_responses_total{plugin="skydns",rcode="NXDOMAIN",zone="cluster.local."} 3
 odd_label{v="a b} c"} 2.5 1700000000000
 `
 	m, err := ParseMetrics(text)
@@ -20,7 +20,7 @@ odd_label{v="a b} c"} 2.5 1700000000000
 		}
 	})
 	t.Run("a series with labels is keyed as exposed", func(t *testing.T) {
-		if got := m[`skydns_dns_requests_total{qtype="A",rcode="NXDOMAIN"}`]; got != 3 {
+		if got := m[`skydns_dns_responses_total{plugin="skydns",rcode="NXDOMAIN",zone="cluster.local."}`]; got != 3 {
 			t.Errorf("got %v", got)
 		}
 	})
@@ -30,7 +30,7 @@ odd_label{v="a b} c"} 2.5 1700000000000
 		}
 	})
 	t.Run("Sum adds every series of a metric", func(t *testing.T) {
-		if got := m.Sum("skydns_dns_requests_total"); got != 15 {
+		if got := m.Sum("skydns_dns_responses_total"); got != 15 {
 			t.Errorf("Sum = %v, want 15", got)
 		}
 	})

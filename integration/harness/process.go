@@ -2,15 +2,16 @@ package harness
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // DefaultStopTimeout is how long Stop waits after SIGTERM before SIGKILL.
@@ -40,10 +41,8 @@ type Process struct {
 	log  string
 
 	mu       sync.Mutex
-	cmd      *exec.Cmd
-	done     chan struct{} // closed when the current run has exited
-	stopping bool          // the current run is being stopped on purpose
-	exitErr  error
+	run      *kubeproc.Process // the current run; nil before the first Start
+	stopping bool              // the current run is being stopped on purpose
 }
 
 // StartProcess starts spec and registers a cleanup that stops it (and prints
@@ -75,37 +74,35 @@ func (p *Process) Start() {
 	p.t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd != nil && !p.exitedLocked() {
-		p.t.Fatalf("%s: Start while already running", p.spec.Name)
+	if p.run != nil {
+		if exited, _ := p.run.Exited(); !exited {
+			p.t.Fatalf("%s: Start while already running", p.spec.Name)
+		}
 	}
-	out, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	run, err := kubeproc.Start(kubeproc.Spec{
+		Name:      p.spec.Name,
+		Path:      p.spec.Path,
+		Args:      p.spec.Args,
+		Env:       p.spec.Env,
+		Log:       p.log,
+		StartLine: fmt.Sprintf("%s%s %q", startHeader, p.spec.Path, p.spec.Args),
+	})
 	if err != nil {
-		p.t.Fatalf("%s: opening log: %v", p.spec.Name, err)
+		p.t.Fatalf("%s: %v", p.spec.Name, err)
 	}
-	fmt.Fprintf(out, "%s%s %q\n", startHeader, p.spec.Path, p.spec.Args)
-	cmd := exec.Command(p.spec.Path, p.spec.Args...)
-	cmd.Env = append(os.Environ(), p.spec.Env...)
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		p.t.Fatalf("%s: starting %s: %v", p.spec.Name, p.spec.Path, err)
-	}
-	p.cmd, p.done, p.stopping, p.exitErr = cmd, make(chan struct{}), false, nil
-	go p.wait(cmd, out, p.done)
+	p.run, p.stopping = run, false
+	go p.wait(run)
 }
 
-// wait reaps one run of the process and reports an unexpected exit.
-func (p *Process) wait(cmd *exec.Cmd, out *os.File, done chan struct{}) {
-	err := cmd.Wait()
-	out.Close()
+// wait reports an unexpected exit of one run.
+func (p *Process) wait(run *kubeproc.Process) {
+	<-run.Done()
+	_, err := run.Exited()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.exitErr = err
-	if !p.stopping {
+	if run == p.run && !p.stopping {
 		p.t.Errorf("%s exited unexpectedly: %v (log: %s)", p.spec.Name, err, p.log)
 	}
-	close(done)
 }
 
 // PID returns the process id of the current run, or 0 before the first
@@ -113,26 +110,20 @@ func (p *Process) wait(cmd *exec.Cmd, out *os.File, done chan struct{}) {
 func (p *Process) PID() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd == nil || p.cmd.Process == nil {
+	if p.run == nil {
 		return 0
 	}
-	return p.cmd.Process.Pid
+	return p.run.PID()
 }
 
 // Exited reports whether the current run has exited, and how.
 func (p *Process) Exited() (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.exitedLocked(), p.exitErr
-}
-
-func (p *Process) exitedLocked() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
+	if p.run == nil {
+		return false, nil
 	}
+	return p.run.Exited()
 }
 
 // WaitForLog waits until a line of the process's own output (not the
@@ -195,22 +186,18 @@ func (p *Process) Kill() {
 
 func (p *Process) terminate(sig syscall.Signal, grace time.Duration) {
 	p.mu.Lock()
-	cmd, done := p.cmd, p.done
-	if cmd == nil || p.exitedLocked() {
+	run := p.run
+	if run == nil {
 		p.mu.Unlock()
 		return
 	}
 	p.stopping = true
 	p.mu.Unlock()
-
-	_ = cmd.Process.Signal(sig)
-	select {
-	case <-done:
-		return
-	case <-time.After(grace):
+	if sig == syscall.SIGKILL {
+		run.Kill()
+	} else {
+		run.Stop(grace)
 	}
-	_ = cmd.Process.Kill()
-	<-done
 }
 
 // cleanup stops the process at the end of the test and, if the test failed,
@@ -224,13 +211,5 @@ func (p *Process) cleanup() {
 
 // tail returns the last logTailLines lines of the log.
 func (p *Process) tail() string {
-	data, err := os.ReadFile(p.log)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Sprintf("(reading log: %v)", err)
-	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	if len(lines) > logTailLines {
-		lines = lines[len(lines)-logTailLines:]
-	}
-	return string(bytes.Join(lines, []byte("\n")))
+	return kubeproc.Tail(p.log, logTailLines)
 }

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# build.sh builds the third-party servers the end-to-end tests run
-# (kube-apiserver, kube-controller-manager, etcd, etcdctl) from the versions
-# pinned in this module's go.mod, into the repository's bin/ directory.
+# build.sh builds third-party programs from the versions pinned in this
+# module's go.mod into the repository's bin/ directory. It takes one set:
 #
-# It does nothing when bin/.tools.stamp holds the sha256 of the pins (go.mod,
-# go.sum, the mains and this script) and every binary exists. A cold build
-# takes about 8 minutes on 2 cores; later builds reuse Go's build cache.
+#   servers (default)  etcd, etcdctl, kube-apiserver, kube-controller-manager:
+#                      what the end-to-end tests and the demo run (cold ~8 min)
+#   node               kubelet, kube-proxy, kube-scheduler, kubectl and
+#                      agnhost: what `make cluster` adds (cold ~4 min more)
+#   conformance        e2e.test, Kubernetes' sig-network e2e suite built from
+#                      ./conformance (cold ~5 min more)
+#
+# A set does nothing when bin/.tools-<set>.stamp holds the sha256 of the pins
+# (go.mod, go.sum, the Go files and this script) and every binary exists.
+# Later builds reuse Go's build cache.
 #
 # Environment: BIN overrides the output directory (default <repo>/bin).
 set -euo pipefail
@@ -13,18 +19,27 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 bin="${BIN:-$root/bin}"
-stamp="$bin/.tools.stamp"
-binaries=(etcd etcdctl kube-apiserver kube-controller-manager)
+set_name="${1:-servers}"
+case "$set_name" in
+servers) binaries=(etcd etcdctl kube-apiserver kube-controller-manager) ;;
+node) binaries=(kubelet kube-proxy kube-scheduler kubectl agnhost) ;;
+conformance) binaries=(e2e.test) ;;
+*)
+	echo "build.sh: unknown set $set_name (want servers, node or conformance)" >&2
+	exit 2
+	;;
+esac
+stamp="$bin/.tools-$set_name.stamp"
 
 cd "$here"
 mkdir -p "$bin"
 
 # One build at a time: a second caller waits, then finds the stamp current.
-exec 9>"$bin/.tools.lock"
+exec 9>"$bin/.tools-$set_name.lock"
 flock 9
 
 pins_sum() {
-	cat go.mod go.sum build.sh cmd/*/main.go | sha256sum | cut -d' ' -f1
+	cat go.mod go.sum build.sh cmd/*/main.go conformance/*.go | sha256sum | cut -d' ' -f1
 }
 
 up_to_date() {
@@ -35,11 +50,21 @@ up_to_date() {
 	done
 }
 
-# build NAME [LDFLAGS] builds ./cmd/NAME into $bin/NAME, replacing it atomically.
+# build NAME [LDFLAGS [PACKAGE]] builds PACKAGE (default ./cmd/NAME) into
+# $bin/NAME, replacing it atomically.
 build() {
-	local name="$1" ldflags="${2:-}" start=$SECONDS
+	local name="$1" ldflags="${2:-}" pkg="${3:-./cmd/$1}" start=$SECONDS
 	CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-		-ldflags "-s -w $ldflags" -o "$bin/.$name.tmp" "./cmd/$name"
+		-ldflags "-s -w $ldflags" -o "$bin/.$name.tmp" "$pkg"
+	mv -f "$bin/.$name.tmp" "$bin/$name"
+	echo "  $name done in $((SECONDS - start))s"
+}
+
+# build_test NAME LDFLAGS PACKAGE compiles PACKAGE's tests into $bin/NAME.
+build_test() {
+	local name="$1" ldflags="$2" pkg="$3" start=$SECONDS
+	CGO_ENABLED=0 go test -c -trimpath -buildvcs=false \
+		-ldflags "-s -w $ldflags" -o "$bin/.$name.tmp" "$pkg"
 	mv -f "$bin/.$name.tmp" "$bin/$name"
 	echo "  $name done in $((SECONDS - start))s"
 }
@@ -60,13 +85,28 @@ vpkg=k8s.io/component-base/version
 k8s_ldflags="-X $vpkg.gitVersion=$k8s_version -X $vpkg.gitMajor=$major -X $vpkg.gitMinor=$minor"
 k8s_ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 
-echo "building etcd and etcdctl $etcd_version..."
-build etcd
-build etcdctl
-echo "building kube-apiserver $k8s_version (first build takes ~6 min on 2 cores)..."
-build kube-apiserver "$k8s_ldflags"
-echo "building kube-controller-manager $k8s_version (first build takes ~2 min more)..."
-build kube-controller-manager "$k8s_ldflags"
+case "$set_name" in
+servers)
+	echo "building etcd and etcdctl $etcd_version..."
+	build etcd
+	build etcdctl
+	echo "building kube-apiserver $k8s_version (first build takes ~6 min on 2 cores)..."
+	build kube-apiserver "$k8s_ldflags"
+	echo "building kube-controller-manager $k8s_version (first build takes ~2 min more)..."
+	build kube-controller-manager "$k8s_ldflags"
+	;;
+node)
+	echo "building kubelet, kube-proxy, kube-scheduler, kubectl and agnhost $k8s_version..."
+	for name in kubelet kube-proxy kube-scheduler kubectl; do
+		build "$name" "$k8s_ldflags"
+	done
+	build agnhost "" k8s.io/kubernetes/test/images/agnhost
+	;;
+conformance)
+	echo "building the e2e suite's sig-network tests $k8s_version (first build takes minutes)..."
+	build_test e2e.test "$k8s_ldflags" ./conformance
+	;;
+esac
 
 pins_sum >"$stamp"
 echo "tools built in $bin"

@@ -1,6 +1,9 @@
-// Package tools pins the versions of the third-party servers the kubesky
-// end-to-end tests run for real: kube-apiserver and kube-controller-manager
-// from k8s.io/kubernetes, and etcd with etcdctl. It is a separate Go module so
-// the root module does not depend on k8s.io/kubernetes. Build the binaries
-// into the repository's bin/ directory with build.sh (or `make tools`).
+// Package tools pins the versions of the third-party programs kubesky runs
+// for real: kube-apiserver and kube-controller-manager (the end-to-end tests
+// and the demo), kubelet, kube-proxy, kube-scheduler, kubectl and agnhost
+// (`make cluster`), and the sig-network e2e suite (./conformance, `make
+// conformance`), all from k8s.io/kubernetes; and etcd with etcdctl. It is a
+// separate Go module so the root module does not depend on
+// k8s.io/kubernetes. build.sh builds each set into the repository's bin/
+// directory (`make tools` the first).
 package tools

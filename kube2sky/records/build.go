@@ -64,8 +64,16 @@ type builder struct {
 	problems []Problem
 }
 
+// add appends a record, unless it is not one kube2sky may write (a name
+// over the length limits, say): then it is a Problem instead, so that no
+// input, however odd, puts an invalid key or value into etcd.
 func (b *builder) add(key string, r etcdstore.Record) {
-	b.entries = append(b.entries, Entry{Key: key, Record: b.zone.record(r)})
+	e := Entry{Key: key, Record: b.zone.record(r)}
+	if err := b.zone.CheckEntry(e); err != nil {
+		b.problem("record", key, err.Error())
+		return
+	}
+	b.entries = append(b.entries, e)
 }
 
 func (b *builder) problem(field, value, reason string) {
@@ -80,6 +88,12 @@ func (b *builder) validIdentity() bool {
 	}
 	if !ValidLabel(b.svc.Name) {
 		b.problem("metadata.name", b.svc.Name, "not a DNS label")
+		ok = false
+	}
+	// <name>.<ns>.svc.<zone>, without the trailing dot
+	if ok && len(b.svc.Name)+len(b.svc.Namespace)+len(b.zone.svcDomain)+1 > MaxNameLength {
+		fqdn := b.zone.ServiceFQDN(b.svc.Namespace, b.svc.Name)
+		b.problem("metadata.name", b.svc.Name, fmt.Sprintf("the Service's name %s is longer than %d characters", fqdn, MaxNameLength))
 		ok = false
 	}
 	return ok
@@ -120,13 +134,17 @@ func (b *builder) clusterIP() {
 
 func (b *builder) parseClusterIP(i int, raw string) (netip.Addr, bool) {
 	addr, err := netip.ParseAddr(raw)
-	if err != nil || addr.Zone() != "" {
+	reason := "not an IP address"
+	if err == nil {
+		reason = unusableAddr(addr)
+	}
+	if reason != "" {
 		if raw != "" {
-			b.problem(fmt.Sprintf("spec.clusterIPs[%d]", i), raw, "not an IP address")
+			b.problem(fmt.Sprintf("spec.clusterIPs[%d]", i), raw, reason)
 		}
 		return netip.Addr{}, false
 	}
-	return addr.Unmap(), true
+	return addr, true
 }
 
 // srvPath returns "_<proto>/_<name>/" for a named port, and false for an

@@ -268,9 +268,15 @@ var buildCases = []buildCase{
 }
 
 func TestBuild(t *testing.T) {
-	for _, c := range buildCases {
+	runBuildCases(t, testZone, buildCases)
+}
+
+// runBuildCases runs each case through Build in zone z.
+func runBuildCases(t *testing.T, z Zone, cases []buildCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			entries, problems := Build(testZone, c.svc, c.slices)
+			entries, problems := Build(z, c.svc, c.slices)
 			if got, want := render(entries), expand(t, c.want); !slices.Equal(got, want) {
 				t.Errorf("records:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
 			}

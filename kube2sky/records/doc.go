@@ -45,5 +45,8 @@
 // Build never fails: what cannot be turned into a record (a name that is not
 // a DNS label, an unparseable IP, an unknown protocol) is left out and
 // described by a Problem, and the valid rest of the Service is still
-// returned.
+// returned. Addresses no client could use (unspecified, loopback,
+// link-local, multicast, broadcast, IPv4-mapped IPv6) are no A or AAAA
+// records, and a name longer than 253 characters is no record at all: every
+// entry Build returns passes Zone.CheckEntry.
 package records

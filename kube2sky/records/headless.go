@@ -62,6 +62,10 @@ func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
 			label = DashedIP(addr)
 		}
 		target := label + "." + b.fqdn
+		if len(target)-1 > MaxNameLength {
+			b.sliceProblem(s, fmt.Sprintf("endpoints[%d]", j), target, fmt.Sprintf("the endpoint's name is longer than %d characters", MaxNameLength))
+			continue
+		}
 		b.add(b.base+label, etcdstore.Record{Host: addr.String()})
 		b.add(b.zone.ReverseKey(addr), etcdstore.Record{Host: target})
 		for _, p := range ports {
@@ -75,10 +79,12 @@ func (b *builder) endpointAddr(s *EndpointSlice, j, k int, raw string) (netip.Ad
 	addr, err := netip.ParseAddr(raw)
 	reason := ""
 	switch {
-	case err != nil || addr.Zone() != "":
+	case err != nil:
 		reason = "not an IP address"
-	case addr.Is4() && s.AddressType == "IPv6", !addr.Is4() && s.AddressType == "IPv4":
+	case addr.Is4() && s.AddressType == "IPv6", addr.Is6() && !addr.Is4In6() && s.AddressType == "IPv4":
 		reason = "address does not match addressType " + s.AddressType
+	default:
+		reason = unusableAddr(addr)
 	}
 	if reason != "" {
 		b.sliceProblem(s, fmt.Sprintf("endpoints[%d].addresses[%d]", j, k), raw, reason)

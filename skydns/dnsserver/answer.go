@@ -2,6 +2,7 @@ package dnsserver
 
 import (
 	"context"
+	"net"
 	"net/netip"
 	"time"
 
@@ -32,7 +33,8 @@ func (f AnswerFunc) Answer(ctx context.Context, q Query) *dns.Msg { return f(ctx
 
 // Exchange describes one answered query, for metrics.
 type Exchange struct {
-	Proto    string // "udp" or "tcp"
+	Proto    string   // "udp" or "tcp"
+	Client   net.Addr // the requester's address and port
 	Request  *dns.Msg
 	Response *dns.Msg // as written, after truncation
 	Duration time.Duration

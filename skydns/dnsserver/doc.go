@@ -4,5 +4,7 @@
 // MaxUDPSize over UDP; 64 KiB over TCP), echoing an OPT record to EDNS
 // queries, truncation with the TC bit, name compression, FORMERR for
 // packets whose header parses but whose body does not (and silence for
-// the rest), and a graceful shutdown.
+// the rest), and a graceful shutdown. It bounds what clients may hold: TCP
+// connections at once, their idle and unread-answer time, the queries of
+// one connection, and the UDP queries the ordinary path works on at once.
 package dnsserver

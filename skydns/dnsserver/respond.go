@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/rrl"
 )
 
 // handler is the dns.Handler of both transports.
@@ -17,19 +19,49 @@ type handler struct {
 	queryTimeout time.Duration
 	base         context.Context // canceled on shutdown
 	observe      func(Exchange)
+	panicked     func(path string, packet []byte, value any)
 	logger       *slog.Logger
+	udpSlots     udpSlots     // a UDP query gives its slot back when answered
+	rrl          *rrl.Limiter // nil: no response rate limiting
 }
 
 func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	start := time.Now()
 	proto := protocol(w)
+	if proto == "udp" {
+		defer h.udpSlots.give()
+	}
+	defer h.recoverQuery(w, req, proto)
 	ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
 	resp := Reply(ctx, h.answerer, Query{Msg: req, Client: clientAddr(w), Proto: proto}, h.maxUDPSize)
 	cancel()
+	if h.rrl != nil && proto == "udp" {
+		if resp = limited(h.rrl, resp, clientAddr(w)); resp == nil {
+			return
+		}
+	}
 	if err := w.WriteMsg(resp); err != nil {
 		h.logger.Debug("writing DNS response", "proto", proto, "client", w.RemoteAddr().String(), "err", err)
 	}
-	h.observe(Exchange{Proto: proto, Request: req, Response: resp, Duration: time.Since(start)})
+	h.observe(Exchange{Proto: proto, Client: w.RemoteAddr(), Request: req, Response: resp, Duration: time.Since(start)})
+}
+
+// limited applies l to resp, the answer to client: resp, an empty
+// truncated copy, or nil when nothing is to be sent.
+func limited(l *rrl.Limiter, resp *dns.Msg, client netip.Addr) *dns.Msg {
+	switch l.Decide(client) {
+	case rrl.Drop:
+		return nil
+	case rrl.Slip:
+		tc := resp.Copy()
+		tc.Answer, tc.Ns, tc.Extra = nil, nil, nil
+		if opt := resp.IsEdns0(); opt != nil {
+			tc.Extra = []dns.RR{opt}
+		}
+		tc.Truncated = true
+		return tc
+	}
+	return resp
 }
 
 // Reply is the response the server writes to q: the Answerer's, addressed
@@ -43,9 +75,14 @@ func Reply(ctx context.Context, a Answerer, q Query, maxUDPSize int) *dns.Msg {
 	return resp
 }
 
-// respond returns the answer to q before any transport adjustment.
+// respond returns the answer to q before any transport adjustment. A
+// message without exactly one question gets FORMERR: the Answerer always
+// has a question to read.
 func respond(ctx context.Context, a Answerer, q Query) *dns.Msg {
 	req := q.Msg
+	if len(req.Question) != 1 {
+		return new(dns.Msg).SetRcode(req, dns.RcodeFormatError)
+	}
 	if opt := req.IsEdns0(); opt != nil && opt.Version() != 0 {
 		return new(dns.Msg).SetRcode(req, dns.RcodeBadVers)
 	}
@@ -95,10 +132,14 @@ func withoutOPT(extra []dns.RR) []dns.RR {
 	return kept
 }
 
-// clientAddr is the requester's IP address: w's remote address is a
-// *net.UDPAddr, a *net.TCPAddr or a *fastpath.Addr, which all have one.
-func clientAddr(w dns.ResponseWriter) netip.Addr {
-	if a, ok := w.RemoteAddr().(interface{ AddrPort() netip.AddrPort }); ok {
+// clientAddr is the requester's IP address (see IP).
+func clientAddr(w dns.ResponseWriter) netip.Addr { return IP(w.RemoteAddr()) }
+
+// IP is the IP address of a requester's address, IPv4-mapped ones
+// unmapped: a *net.UDPAddr, a *net.TCPAddr or a *fastpath.Addr, which all
+// have one; the zero Addr for anything else.
+func IP(a net.Addr) netip.Addr {
+	if a, ok := a.(interface{ AddrPort() netip.AddrPort }); ok {
 		return a.AddrPort().Addr().Unmap()
 	}
 	return netip.Addr{}

@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/skydns/fastpath"
+	"github.com/kubesky/kubesky/skydns/rrl"
 )
 
 // Defaults of Config.
@@ -37,7 +38,12 @@ type Config struct {
 	// Invalid, if set, is called for every packet that did not parse: those
 	// with a readable header got FORMERR, the others no answer.
 	Invalid func(err error)
-	Logger  *slog.Logger
+	// Panicked, if set, is told of every panic a query caused: the path
+	// ("udp", "tcp", or "fast" for the fast path), the query in wire
+	// format (nil if it does not pack) and the value. The query is
+	// answered SERVFAIL and the server goes on.
+	Panicked func(path string, packet []byte, value any)
+	Logger   *slog.Logger
 
 	// UDPSockets is how many UDP sockets share Addr's port (SO_REUSEPORT),
 	// each read by its own goroutine (default 1).
@@ -55,6 +61,33 @@ type Config struct {
 	FastPathChanges *fastpath.Changes
 	// FastStats, if set, counts the fast path's answers and latency.
 	FastStats *fastpath.Stats
+	// FastLog, if set, is told of every answer of the fast path (see
+	// fastpath.Config.LogAnswer); Observe sees the others.
+	FastLog func(client net.Addr, resp []byte, took time.Duration)
+
+	// TCPMaxConnections bounds the TCP connections open at once; one
+	// beyond it is reset when accepted (0: DefaultTCPMaxConnections,
+	// negative: no limit).
+	TCPMaxConnections int
+	// TCPIdleTimeout is how long a TCP connection may wait for its next
+	// query before it is closed, and how long writing an answer may wait
+	// for a client that does not read (default DefaultTCPIdleTimeout).
+	// The first query must come within miekg/dns's read timeout, 2 s.
+	TCPIdleTimeout time.Duration
+	// TCPMaxQueries bounds the queries read from one TCP connection
+	// before it is closed (0 or less: no limit).
+	TCPMaxQueries int
+	// TCPRefused, if set, is called for every connection reset because
+	// TCPMaxConnections were open.
+	TCPRefused func()
+	// UDPMaxInFlight bounds the UDP queries the ordinary path reads and
+	// has not finished with (default DefaultUDPMaxInFlight); the rest wait
+	// in the sockets or the fast path's queue.
+	UDPMaxInFlight int
+
+	// RRL, if set, limits the UDP answers per client network, on the fast
+	// path too (package rrl). TCP answers are never limited.
+	RRL *rrl.Limiter
 }
 
 // Server serves DNS over UDP and TCP on one port.
@@ -80,9 +113,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	h := &handler{answerer: cfg.Answerer, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
-		base: base, observe: cfg.Observe, logger: cfg.Logger}
+		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight)}
 	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
-	s.tcp = newDNSServer(h, cfg, func(d *dns.Server) { d.Listener = ln })
+	s.tcp = newDNSServer(h, cfg, func(d *dns.Server) { limitTCP(d, ln, cfg) })
 	if err := s.serveUDP(h, cfg, conns); err == nil {
 		err = s.serve()
 	}
@@ -100,17 +133,18 @@ func Start(cfg Config) (*Server, error) {
 func (s *Server) serveUDP(h *handler, cfg Config, conns []*net.UDPConn) error {
 	if cfg.FastPath == nil {
 		for _, c := range conns {
-			s.udp = append(s.udp, newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = c }))
+			s.udp = append(s.udp, newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = c; h.udpSlots.limit(d) }))
 		}
 		return nil
 	}
 	fast, err := fastpath.Start(fastpath.Config{Conns: conns, Answers: cfg.FastPath, Changes: cfg.FastPathChanges, MaxUDPSize: cfg.MaxUDPSize,
-		MaxEntries: cfg.FastPathEntries, Stats: cfg.FastStats, Logger: cfg.Logger})
+		MaxEntries: cfg.FastPathEntries, Stats: cfg.FastStats, Logger: cfg.Logger, LogAnswer: cfg.FastLog, RRL: cfg.RRL,
+		Panicked: func(pkt []byte, v any) { cfg.Panicked("fast", pkt, v) }})
 	if err != nil {
 		return err
 	}
 	s.fast = fast
-	s.udp = []*dns.Server{newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = fast.Fallback() })}
+	s.udp = []*dns.Server{newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = fast.Fallback(); h.udpSlots.limit(d) })}
 	return nil
 }
 
@@ -139,6 +173,21 @@ func (c *Config) defaults() {
 	if c.Invalid == nil {
 		c.Invalid = func(error) {}
 	}
+	if c.Panicked == nil {
+		c.Panicked = func(string, []byte, any) {}
+	}
+	if c.TCPMaxConnections == 0 {
+		c.TCPMaxConnections = DefaultTCPMaxConnections
+	}
+	if c.TCPIdleTimeout <= 0 {
+		c.TCPIdleTimeout = DefaultTCPIdleTimeout
+	}
+	if c.UDPMaxInFlight <= 0 {
+		c.UDPMaxInFlight = DefaultUDPMaxInFlight
+	}
+	if c.TCPRefused == nil {
+		c.TCPRefused = func() {}
+	}
 	if c.UDPSockets < 1 {
 		c.UDPSockets = 1
 	}
@@ -157,6 +206,17 @@ func newDNSServer(h *handler, cfg Config, bind func(*dns.Server)) *dns.Server {
 	}
 	bind(d)
 	return d
+}
+
+// limitTCP makes d serve ln within cfg's TCP limits.
+func limitTCP(d *dns.Server, ln net.Listener, cfg Config) {
+	d.Listener = &tcpListener{Listener: ln, max: int64(cfg.TCPMaxConnections), writeTimeout: cfg.TCPIdleTimeout, refused: cfg.TCPRefused}
+	idle := cfg.TCPIdleTimeout
+	d.IdleTimeout = func() time.Duration { return idle }
+	d.MaxTCPQueries = -1 // miekg/dns's unlimited
+	if cfg.TCPMaxQueries > 0 {
+		d.MaxTCPQueries = cfg.TCPMaxQueries
+	}
 }
 
 // serve starts the servers and waits until all have started or one

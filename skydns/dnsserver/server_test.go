@@ -63,8 +63,16 @@ type testServer struct {
 
 func startServer(t *testing.T, a Answerer) *testServer {
 	t.Helper()
+	return startServerWith(t, Config{Answerer: a})
+}
+
+// startServerWith starts a server with cfg on a free 127.0.0.1 port,
+// counting invalid packets.
+func startServerWith(t *testing.T, cfg Config) *testServer {
+	t.Helper()
 	ts := &testServer{}
-	s, err := Start(Config{Addr: "127.0.0.1:0", Answerer: a, Invalid: func(error) { ts.invalid.Add(1) }})
+	cfg.Addr, cfg.Invalid = "127.0.0.1:0", func(error) { ts.invalid.Add(1) }
+	s, err := Start(cfg)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -294,6 +302,7 @@ func TestMalformedPackets(t *testing.T) {
 		{"a header with a garbled question gets FORMERR", append(header(0x1234, 0, 1, 0, 0, 0), 0x3f, 'a'), dns.RcodeFormatError, 1},
 		{"two questions get FORMERR", header(0x1234, 0, 2, 0, 0, 0), dns.RcodeFormatError, 0},
 		{"no question gets FORMERR", header(0x1234, 0, 0, 0, 0, 0), dns.RcodeFormatError, 0},
+		{"a question count of one and no question gets FORMERR", header(0x1234, 0, 1, 0, 0, 0), dns.RcodeFormatError, 0},
 		{"an UPDATE gets NOTIMP", header(0x1234, dns.OpcodeUpdate<<11, 1, 0, 0, 0), dns.RcodeNotImplemented, 0},
 		{"a NOTIFY gets NOTIMP", header(0x1234, dns.OpcodeNotify<<11, 1, 0, 0, 0), dns.RcodeNotImplemented, 0},
 		{"a response gets no answer", header(0x1234, 1<<15, 1, 0, 0, 0), -1, 0},

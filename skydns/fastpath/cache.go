@@ -32,6 +32,9 @@ type Answer struct {
 	Wire []byte
 	// Version is the Version the answer was computed from.
 	Version uint64
+	// Zone is the served zone the name is in, the answer's zone label in
+	// the Stats.
+	Zone string
 	// Names are the names (lower case, fully qualified) the answer was
 	// made from, with everything at or below them: a change of records
 	// under none of them leaves the answer as it is (see Changes).
@@ -42,6 +45,10 @@ type Answer struct {
 	// authority section is the low 32 bits of the version: it is updated
 	// when the answer is served at a later version.
 	SerialIsVersion bool
+	// Rotate says that the answer's A, AAAA or SRV RRset turns by one
+	// record on each reply (see rotation); an answer whose RRset cannot be
+	// turned in place is left to the ordinary path.
+	Rotate bool
 }
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
@@ -62,7 +69,8 @@ type CacheConfig struct {
 	// (one per socket) pack and keep each answer once. Without one the
 	// Cache has a Store of its own.
 	Store *Store
-	// Stats counts the answers served.
+	// Stats counts the cache's fills (its misses) and names the Series of
+	// its answers; the reader counts the answers.
 	Stats *Shard
 }
 
@@ -74,6 +82,7 @@ type Cache struct {
 	cfg   CacheConfig
 	store *Store
 	key   []byte // scratch for the key of the query at hand
+	turn  uint32 // replies with a rotation so far
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -103,9 +112,10 @@ func NewStore(answers Answers, maxEntries int) *Store {
 // entry is one cached answer. A kept answer's wire and its key in the
 // store share one string.
 type entry struct {
-	wire     string // the answer with its OPT record; "": the ordinary path answers
-	stat     int32  // its (qtype, rcode) counter in a Shard
-	serialAt int32  // offset of the SOA serial to set to the version; 0: none
+	wire     string   // the answer with its OPT record; "": the ordinary path answers
+	series   Series   // what it is counted under
+	serialAt int32    // offset of the SOA serial to set to the version; 0: none
+	rot      rotation // how its records turn between replies
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -125,13 +135,14 @@ func (c *Cache) Len() int {
 	return len(c.store.entries)
 }
 
-// Reply appends the response to the query pkt to out[:0] and returns it.
-// ok is false when the ordinary path must answer pkt.
-func (c *Cache) Reply(out, pkt []byte) (_ []byte, ok bool) {
+// Reply appends the response to the query pkt to out[:0] and returns it,
+// with the Series it is counted under. ok is false when the ordinary path
+// must answer pkt.
+func (c *Cache) Reply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
 	q, key, ok := parseQuery(pkt, c.key[:0])
 	c.key = key
 	if !ok {
-		return out, false
+		return out, Series{}, false
 	}
 	e, version, found := c.store.get(key)
 	if !found {
@@ -139,15 +150,18 @@ func (c *Cache) Reply(out, pkt []byte) (_ []byte, ok bool) {
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize)
 	if !fits {
-		return out, false
+		return out, Series{}, false
 	}
 	out = append(out[:0], e.wire[:n]...)
+	if e.rot.n > 1 {
+		c.turn++
+		e.rot.apply(out, e.wire, c.turn)
+	}
 	patch(out, pkt, q)
 	if e.serialAt > 0 {
 		binary.BigEndian.PutUint32(out[e.serialAt:], uint32(version))
 	}
-	c.cfg.Stats.add(e.stat)
-	return out, true
+	return out, e.series, true
 }
 
 // get returns the entry of key and the version the store is at.
@@ -193,9 +207,12 @@ func (c *Cache) fill(key []byte, qtype uint16) entry {
 	var wire []byte
 	var e entry
 	if ok && c.usable(a.Wire, name) {
-		wire, e.stat = a.Wire, statIndex(qtype, int(a.Wire[3]&0xF))
+		wire, e.series = a.Wire, c.cfg.Stats.stats.Series(a.Zone, qtype, true, int(a.Wire[3]&0xF))
 		if a.SerialIsVersion {
 			e.serialAt = int32(soaSerialAt(a.Wire))
+		}
+		if a.Rotate {
+			e.rot, wire = rotationOf(a.Wire)
 		}
 	}
 	return c.store.keep(key, wire, e, a)

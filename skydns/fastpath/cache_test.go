@@ -8,7 +8,7 @@ import (
 )
 
 func newTestCache(src Answers, maxEntries int) (*Cache, *Stats) {
-	stats := NewStats(nil)
+	stats := NewStats()
 	return NewCache(CacheConfig{Answers: src, MaxUDPSize: fakeMaxUDPSize, MaxEntries: maxEntries, Stats: stats.NewShard(true)}), stats
 }
 
@@ -18,7 +18,8 @@ func reply(c *Cache, m *dns.Msg) ([]byte, bool) {
 	if err != nil {
 		panic(err)
 	}
-	return c.Reply(make([]byte, 0, fakeMaxUDPSize), pkt)
+	resp, _, ok := c.Reply(make([]byte, 0, fakeMaxUDPSize), pkt)
+	return resp, ok
 }
 
 func aQuery(name string, edns uint16) *dns.Msg {
@@ -31,7 +32,7 @@ func aQuery(name string, edns uint16) *dns.Msg {
 
 func TestReplyIsTheSourcesAnswerPatchedForTheQuery(t *testing.T) {
 	src := &fakeAnswers{ttl: 30}
-	c, stats := newTestCache(src, 100)
+	c, _ := newTestCache(src, 100)
 	for _, edns := range []uint16{0, 1232} {
 		for _, bits := range []struct{ rd, cd bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 			q := aQuery("N.3.TeSt.", edns)
@@ -55,9 +56,6 @@ func TestReplyIsTheSourcesAnswerPatchedForTheQuery(t *testing.T) {
 	}
 	if src.computed != 1 {
 		t.Errorf("the source computed %d answers, want 1 for one name and type", src.computed)
-	}
-	if n := stats.FastAnswers(); n != 8 {
-		t.Errorf("counted %d answers, want 8", n)
 	}
 }
 

@@ -15,7 +15,7 @@ func newTestFallback(t *testing.T) *fallbackConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeAll(conns) })
-	return newFallbackConn(conns[0], &NewStats(nil).dropped)
+	return newFallbackConn(conns[0], &NewStats().dropped)
 }
 
 func TestFallbackReadFrom(t *testing.T) {

@@ -49,7 +49,7 @@ func (f *fakeAnswers) Answer(name string, qtype uint16) (Answer, bool) {
 	resp.Truncate(fakeMaxUDPSize)
 	resp.Compress = true
 	wire, err := resp.Pack()
-	return Answer{Wire: wire, Version: f.version, Volatile: true}, err == nil
+	return Answer{Wire: wire, Version: f.version, Zone: "test.", Volatile: true}, err == nil
 }
 
 // fakeResponse is what fakeAnswers answers req with, before EDNS.

@@ -6,9 +6,15 @@ import (
 	"net"
 )
 
+// ReceiveBuffer is the receive buffer each UDP socket asks for (the
+// kernel caps it at net.core.rmem_max): room for thousands of queries, so
+// that a moment without CPU delays queries rather than drops them.
+const ReceiveBuffer = 4 << 20
+
 // ListenUDP binds n UDP sockets to addr (host:port; port 0 picks one free
 // port for all), sharing the port with SO_REUSEPORT when n > 1: the kernel
-// spreads queries over them by their source address and port.
+// spreads queries over them by their source address and port. Each asks
+// for a ReceiveBuffer.
 func ListenUDP(addr string, n int) ([]*net.UDPConn, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%d UDP sockets: want at least 1", n)
@@ -24,7 +30,9 @@ func ListenUDP(addr string, n int) ([]*net.UDPConn, error) {
 			closeAll(conns)
 			return nil, fmt.Errorf("listening on udp %s: %w", addr, err)
 		}
-		conns = append(conns, pc.(*net.UDPConn))
+		conn := pc.(*net.UDPConn)
+		conn.SetReadBuffer(ReceiveBuffer) // best effort: a smaller buffer drops more under load, nothing else
+		conns = append(conns, conn)
 		addr = pc.LocalAddr().String() // the others take the same port
 	}
 	return conns, nil

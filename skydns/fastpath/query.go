@@ -55,6 +55,22 @@ func parseQuery(pkt, key []byte) (q query, _ []byte, ok bool) {
 	return q, key, ok
 }
 
+// servfail appends to out[:0] a SERVFAIL response to the plain query pkt:
+// its header and question, no records. ok is false when pkt is not a
+// plain query.
+func servfail(out, pkt []byte) (_ []byte, ok bool) {
+	const rcodeServFail = 2
+	q, _, ok := parseQuery(pkt, nil)
+	if !ok {
+		return out, false
+	}
+	out = append(out[:0], pkt[:q.nameEnd+4]...)
+	out[2] = out[2]&(maskOp|bitRD) | bitQR
+	out[3] = out[3]&bitCD | rcodeServFail
+	clear(out[6:headerLen]) // no answer, authority or additional records
+	return out, true
+}
+
 // plainHeader reports whether the header is a query with opcode QUERY, one
 // question, no answer or authority records and at most one additional.
 func plainHeader(pkt []byte) bool {

@@ -4,14 +4,13 @@ package fastpath
 
 import (
 	"errors"
-	"log/slog"
 	"net"
 )
 
 // reader is a stub: reading batches of packets needs a Unix system.
 type reader struct{ conn *net.UDPConn }
 
-func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ bool, _ *slog.Logger) (*reader, error) {
+func newReader(conn *net.UDPConn, _ *Cache, _ *Shard, _ *fallbackConn, _ bool, _ Config) (*reader, error) {
 	return &reader{conn: conn}, nil
 }
 

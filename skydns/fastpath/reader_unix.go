@@ -8,8 +8,11 @@ import (
 	"net"
 	"time"
 
+	"github.com/miekg/dns"
 	"golang.org/x/net/ipv4"
 	"golang.org/x/sys/unix"
+
+	"github.com/kubesky/kubesky/skydns/rrl"
 )
 
 // Batch sizes: up to batchSize queries are read with one recvmmsg, each
@@ -26,27 +29,32 @@ const (
 // can from its cache, writes those answers in one batch, and passes the
 // rest to the ordinary path.
 type reader struct {
-	conn     *ipv4.PacketConn // for writing
-	batch    *batchReader     // for reading
-	cache    *Cache
-	stats    *Shard
-	fallback *fallbackConn
-	pktinfo  bool // the socket reports destination addresses
-	logger   *slog.Logger
+	conn      *ipv4.PacketConn // for writing
+	batch     *batchReader     // for reading
+	cache     *Cache
+	stats     *Shard
+	fallback  *fallbackConn
+	pktinfo   bool // the socket reports destination addresses
+	logger    *slog.Logger
+	panicked  func(pkt []byte, value any)
+	logAnswer func(client net.Addr, resp []byte, took time.Duration) // nil: no query log
+	rrl       *rrl.Limiter                                           // nil: no response rate limiting
 
-	in    []ipv4.Message // queries; Buffers[0] and OOB fixed
-	out   []ipv4.Message // answers; Buffers[0] points into bufs
-	bufs  [][]byte       // answer buffers, one per slot
-	offer int            // slots offered to the next read
+	in     []ipv4.Message // queries; Buffers[0] and OOB fixed
+	out    []ipv4.Message // answers; Buffers[0] points into bufs
+	bufs   [][]byte       // answer buffers, one per slot
+	series []Series       // what each answer is counted under, per slot
+	offer  int            // slots offered to the next read
 }
 
-func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, pktinfo bool, logger *slog.Logger) (*reader, error) {
+func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallbackConn, pktinfo bool, cfg Config) (*reader, error) {
 	batch, err := newBatchReader(conn, batchSize)
 	if err != nil {
 		return nil, err
 	}
 	r := &reader{conn: ipv4.NewPacketConn(conn), batch: batch, cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
-		logger: logger, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize)}
+		logger: cfg.Logger, panicked: cfg.Panicked, logAnswer: cfg.LogAnswer, rrl: cfg.RRL, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize),
+		series: make([]Series, batchSize)}
 	for i := range batchSize {
 		r.in[i].Buffers = [][]byte{make([]byte, readSize)}
 		r.out[i].Buffers = make([][]byte, 1)
@@ -78,7 +86,11 @@ func (r *reader) run() error {
 		answered := r.answer(r.in[:n])
 		r.send(r.out[:answered])
 		if answered > 0 {
-			r.stats.Observe("udp", time.Since(start), answered)
+			took := time.Since(start)
+			r.stats.TookEach(r.series[:answered], took)
+			if r.logAnswer != nil {
+				r.logAnswers(r.out[:answered], took)
+			}
 		}
 	}
 }
@@ -108,8 +120,15 @@ func (r *reader) answer(queries []ipv4.Message) int {
 		q := &queries[i]
 		pkt := q.Buffers[0][:q.N]
 		if q.Flags&unix.MSG_TRUNC == 0 {
-			if resp, ok := r.cache.Reply(r.bufs[k], pkt); ok {
+			if resp, series, ok := r.reply(k, pkt); ok {
+				if r.rrl != nil {
+					if resp = limit(r.rrl, resp, q.Addr); resp == nil {
+						continue
+					}
+				}
 				r.addAnswer(k, resp, q)
+				r.series[k] = series
+				r.stats.Answered(series, udpTransport(q.Addr), len(pkt), len(resp))
 				k++
 				continue
 			}
@@ -120,6 +139,47 @@ func (r *reader) answer(queries []ipv4.Message) int {
 		}
 	}
 	return k
+}
+
+// limit applies l to resp, the answer to a query from addr: resp, its
+// truncated form, or nil when nothing is to be sent.
+func limit(l *rrl.Limiter, resp []byte, addr net.Addr) []byte {
+	from, ok := addr.(*net.UDPAddr)
+	if !ok {
+		return resp
+	}
+	switch l.Decide(from.AddrPort().Addr()) {
+	case rrl.Drop:
+		return nil
+	case rrl.Slip:
+		return rrl.Truncate(resp)
+	}
+	return resp
+}
+
+// reply is the cache's answer to pkt in answer slot k's buffer, and the
+// Series it is counted under. A panic while answering is reported and
+// answered SERVFAIL (counted outside the zones, type "other"): one query
+// cannot stop the socket's reader.
+func (r *reader) reply(k int, pkt []byte) (resp []byte, series Series, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.panicked(pkt, v)
+			series = r.stats.stats.Series("", 0, false, dns.RcodeServerFailure)
+			resp, ok = servfail(r.bufs[k], pkt)
+		}
+	}()
+	return r.cache.Reply(r.bufs[k], pkt)
+}
+
+// udpTransport is the transport of a UDP query from addr (the batch
+// reader gives IPv4 senders 4-byte IPs).
+func udpTransport(addr net.Addr) Transport {
+	a, ok := addr.(*net.UDPAddr)
+	if !ok || len(a.IP) == net.IPv4len || a.IP.To4() != nil {
+		return UDP4
+	}
+	return UDP6
 }
 
 // addAnswer puts resp, the answer to q, into answer slot k.
@@ -145,6 +205,13 @@ func (r *reader) send(answers []ipv4.Message) {
 			n = max(n, 1) // skip the answer that failed
 		}
 		answers = answers[n:]
+	}
+}
+
+// logAnswers tells the query log of the answers just sent.
+func (r *reader) logAnswers(answers []ipv4.Message, took time.Duration) {
+	for i := range answers {
+		r.logAnswer(answers[i].Addr, answers[i].Buffers[0], took)
 	}
 }
 

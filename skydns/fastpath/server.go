@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
+
+	"github.com/kubesky/kubesky/skydns/rrl"
 )
 
 // DefaultMaxEntries is the default Config.MaxEntries.
@@ -30,6 +33,17 @@ type Config struct {
 	// its own).
 	Stats  *Stats
 	Logger *slog.Logger
+	// Panicked, if set, is told of every panic a query caused, with the
+	// query's packet; the query is answered SERVFAIL and the reader goes on.
+	Panicked func(pkt []byte, value any)
+	// RRL, if set, limits the answers per client network (package rrl):
+	// dropped ones are not sent, slipped ones go out truncated.
+	RRL *rrl.Limiter
+	// LogAnswer, if set, is told of every answer sent: the client, the
+	// response (valid only during the call) and the time since its batch
+	// was read. It runs on the socket's reader goroutine. Unset, the
+	// readers pay one nil check per batch.
+	LogAnswer func(client net.Addr, resp []byte, took time.Duration)
 }
 
 // Server answers plain queries on its sockets and passes the rest to
@@ -75,10 +89,13 @@ func (c *Config) defaults() {
 		c.MaxEntries = DefaultMaxEntries
 	}
 	if c.Stats == nil {
-		c.Stats = NewStats(nil)
+		c.Stats = NewStats()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Panicked == nil {
+		c.Panicked = func([]byte, any) {}
 	}
 }
 
@@ -90,7 +107,7 @@ func (s *Server) newReader(conn *net.UDPConn, cfg Config, store *Store) (*reader
 	shard := cfg.Stats.NewShard(true)
 	cache := NewCache(CacheConfig{Answers: cfg.Answers, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
 		Store: store, Stats: shard})
-	return newReader(conn, cache, shard, s.fallback, pktinfo, cfg.Logger)
+	return newReader(conn, cache, shard, s.fallback, pktinfo, cfg)
 }
 
 // Fallback is where the queries the fast path does not answer go: serve

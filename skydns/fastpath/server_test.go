@@ -1,9 +1,12 @@
 package fastpath
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +30,7 @@ func startServer(t *testing.T, src Answers, sockets int) *testServer {
 	if err != nil {
 		t.Fatalf("ListenUDP: %v", err)
 	}
-	stats := NewStats([]float64{0.001, 1})
+	stats := NewStats("test.")
 	s, err := Start(Config{Conns: conns, Answers: src, MaxUDPSize: fakeMaxUDPSize, Stats: stats})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -85,13 +88,14 @@ func TestServerAnswersPlainQueriesItself(t *testing.T) {
 	if len(resp.Answer) != 2 || resp.IsEdns0() == nil {
 		t.Fatalf("got %v, want 2 A records and an OPT", resp)
 	}
-	if n, p := s.stats.FastAnswers(), s.stats.Passed(); n != 1 || p != 0 {
+	if n, p := s.stats.Totals().FastAnswers, s.stats.Totals().Passed; n != 1 || p != 0 {
 		t.Fatalf("fast answers %d, passed %d; want 1, 0", n, p)
 	}
 	// The latency is observed once the answer is written, after the client
 	// may have read it.
 	eventually(t, "latency observed for the query", func() bool {
-		count, _, _ := s.stats.Latency("udp")
+		var count uint64
+		s.stats.Totals().EachLatency(func(_, _ string, h Histogram) { count += h.Count })
 		return count == 1
 	})
 }
@@ -108,7 +112,7 @@ func TestAnswersLargerThan512BytesAreSentWhole(t *testing.T) {
 			t.Fatalf("got %d A records, want 1", len(resp.Answer))
 		}
 	}
-	if n, p := s.stats.FastAnswers(), s.stats.Passed(); n != 6 || p != 0 {
+	if n, p := s.stats.Totals().FastAnswers, s.stats.Totals().Passed; n != 6 || p != 0 {
 		t.Fatalf("fast answers %d, passed %d; want 6, 0", n, p)
 	}
 }
@@ -131,7 +135,7 @@ func TestServerPassesTheRestToTheOrdinaryServer(t *testing.T) {
 			if !isOrdinary(resp) {
 				t.Fatalf("got %v, want the ordinary server's answer", resp)
 			}
-			if p := s.stats.Passed(); p != uint64(i+1) {
+			if p := s.stats.Totals().Passed; p != uint64(i+1) {
 				t.Fatalf("passed %d queries, want %d", p, i+1)
 			}
 		})
@@ -166,11 +170,7 @@ func TestServerSpreadsQueriesOverItsSockets(t *testing.T) {
 	}
 	busy := 0
 	for _, sh := range s.stats.snapshotShards() {
-		var n uint64
-		for i := range sh.answers {
-			n += sh.answers[i].Load()
-		}
-		if n > 0 {
+		if _, n := addAll(nil, sh.answers); n > 0 {
 			busy++
 		}
 	}
@@ -241,4 +241,46 @@ func TestListenUDPRejectsBadInput(t *testing.T) {
 			t.Fatal("no error")
 		}
 	})
+}
+
+// panicking is an Answers whose Answer panics for "boom.test." names.
+type panicking struct{ fakeAnswers }
+
+func (p *panicking) Answer(name string, qtype uint16) (Answer, bool) {
+	if name == "boom.test." {
+		panic("answers bug")
+	}
+	return p.fakeAnswers.Answer(name, qtype)
+}
+
+func TestAPanicWhileAnsweringIsAnsweredServfailAndTheReaderGoesOn(t *testing.T) {
+	conns, err := ListenUDP("127.0.0.1:0", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var packets [][]byte
+	s, err := Start(Config{Conns: conns, Answers: &panicking{}, MaxUDPSize: fakeMaxUDPSize,
+		Panicked: func(pkt []byte, _ any) { mu.Lock(); packets = append(packets, slices.Clone(pkt)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	addr := conns[0].LocalAddr().String()
+	q := new(dns.Msg).SetQuestion("boom.test.", dns.TypeA)
+	q.CheckingDisabled = true
+	resp := exchange(t, addr, q)
+	if resp.Rcode != dns.RcodeServerFailure || !resp.Response || !resp.RecursionDesired || !resp.CheckingDisabled ||
+		len(resp.Question) != 1 || resp.Question[0] != q.Question[0] || len(resp.Answer)+len(resp.Ns)+len(resp.Extra) != 0 {
+		t.Fatalf("got\n%v\nwant SERVFAIL with the question, RD and CD, and no records", resp)
+	}
+	if resp := exchange(t, addr, new(dns.Msg).SetQuestion("n.2.test.", dns.TypeA)); len(resp.Answer) != 2 {
+		t.Fatalf("after the panic: %d answers, want 2", len(resp.Answer))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want, _ := q.Pack()
+	if len(packets) != 1 || !bytes.Equal(packets[0], want) {
+		t.Fatalf("Panicked told of %x, want the query %x once", packets, want)
+	}
 }

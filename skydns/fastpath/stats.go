@@ -5,16 +5,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/miekg/dns"
 )
 
-// Stats counts answered queries by query type and response code, and how
-// long they took by transport, with no lock or label lookup on the way:
-// every goroutine that answers owns a Shard and adds to it with atomic
-// operations on memory no other goroutine writes; readers sum the shards.
+// Stats counts answered queries with no lock, map or label lookup on the
+// way: every goroutine that answers owns a Shard (the ordinary path's
+// goroutines share one) and adds to fixed arrays indexed by the answer's
+// labels; readers sum the shards. The labels are those of CoreDNS's
+// prometheus plugin: per (transport, family, zone, query type) for
+// requests, (zone, rcode) for responses, (zone, query type) for latency
+// and (zone, transport) for message sizes, with CoreDNS's buckets.
 type Stats struct {
-	bounds []float64 // the latency histogram's upper bounds, in seconds
+	zones     []string       // the zone label's values; the last is "." (outside the zones)
+	zoneIndex map[string]int // of zones
+	layout    layout
 
 	dropped atomic.Uint64 // queries the ordinary path had no room for
 
@@ -22,37 +25,114 @@ type Stats struct {
 	shards []*Shard
 }
 
+// layout is where a Shard's arrays keep each labelled count.
+type layout struct {
+	perTransport  int // answers counters of one transport: zones × types × rcodes
+	responseSizes int // the first response size histogram (those before are requests')
+}
+
 // Shard is one goroutine's part of a Stats.
 type Shard struct {
-	fast    bool            // a fast-path reader's
-	bounds  []float64       // the Stats' bounds
-	answers []atomic.Uint64 // by statIndex
-	latency [len(protos)]histogram
-	passed  atomic.Uint64 // queries passed on to the ordinary path
-	filled  atomic.Uint64 // answers asked of the Answers source
+	fast      bool // a fast-path reader's
+	stats     *Stats
+	layout    layout
+	answers   []atomic.Uint64 // by (transport, zone, type, rcode): requests and responses both
+	latency   []atomic.Uint64 // by (zone, type, time bucket)
+	latencyNs []atomic.Uint64 // by (zone, type)
+	sizes     []atomic.Uint64 // by (direction, zone, proto, size bucket)
+	sizeSums  []atomic.Uint64 // by (direction, zone, proto)
+	passed    atomic.Uint64   // queries passed on to the ordinary path
+	filled    atomic.Uint64   // answers asked of the Answers source
 }
 
-// histogram is one transport's latencies.
-type histogram struct {
-	counts []atomic.Uint64 // per bound, and one past the last
-	sumNs  atomic.Uint64
+// Series is what an answer is counted under besides how it travelled —
+// the served zone its name is in, its query type and its rcode — as the
+// positions of its counters, so that counting one is a few additions. A
+// Stats makes them (Stats.Series); the zero Series is a NOERROR answer to
+// an A query in the first zone.
+type Series struct {
+	answer  uint32 // in answers, for the first transport: (zone, type, rcode)
+	latency uint16 // the latency histogram: (zone, type)
+	sizes   uint16 // the zone's first (UDP) request size histogram
 }
 
-// protos are the transports, in Shard.latency's order.
-var protos = [...]string{"udp", "tcp"}
+// Transport is how a query came: its protocol and address family.
+type Transport uint8
 
-// NewStats returns an empty Stats whose latency histograms have the given
-// upper bounds, in seconds, increasing.
-func NewStats(bounds []float64) *Stats {
-	return &Stats{bounds: slices.Clone(bounds)}
+// The transports, in the order the requests are counted.
+const (
+	UDP4 Transport = iota
+	UDP6
+	TCP4
+	TCP6
+	transports
+)
+
+// NewTransport is the transport of a query over TCP or UDP from an IPv6
+// or IPv4 address.
+func NewTransport(tcp, ipv6 bool) Transport {
+	t := UDP4
+	if tcp {
+		t = TCP4
+	}
+	if ipv6 {
+		t++
+	}
+	return t
 }
 
-// NewShard adds a shard for one goroutine; fast says whether the fast
-// path answers through it.
+// Proto is t's proto label: "udp" or "tcp".
+func (t Transport) Proto() string { return protoNames[t/2] }
+
+// Family is t's family label: "1" (IPv4) or "2" (IPv6).
+func (t Transport) Family() string { return familyNames[t%2] }
+
+var (
+	protoNames  = [...]string{"udp", "tcp"}
+	familyNames = [...]string{"1", "2"}
+)
+
+// Bucket upper bounds, as CoreDNS's prometheus plugin has them: request
+// latency from 0.25 ms doubling to 8.192 s, message sizes in bytes.
+var (
+	timeBounds = doublingBounds()
+	sizeBounds = []float64{0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3}
+
+	timeBoundsNs  = durationsNs(timeBounds)
+	sizeBoundsInt = intBounds(sizeBounds)
+)
+
+// OutsideZones is the zone label of names in no served zone (forwarded).
+const OutsideZones = "."
+
+// maxZones is the most zones a Stats labels (a Series holds positions in
+// 16 bits); names in more are counted in zone ".".
+const maxZones = 3000
+
+// NewStats returns an empty Stats for the served zones (fully qualified,
+// lower case); names outside them are counted in zone ".".
+func NewStats(zones ...string) *Stats {
+	zones = zones[:min(len(zones), maxZones)]
+	s := &Stats{zones: append(slices.Clone(zones), OutsideZones), zoneIndex: make(map[string]int, len(zones))}
+	for i, z := range zones {
+		s.zoneIndex[z] = i
+	}
+	perZone := len(qtypeNames) * len(rcodeNames)
+	s.layout = layout{perTransport: len(s.zones) * perZone, responseSizes: len(s.zones) * len(protoNames)}
+	return s
+}
+
+// NewShard adds a shard for one goroutine (or, with atomic adds, several);
+// fast says whether the fast path answers through it.
 func (s *Stats) NewShard(fast bool) *Shard {
-	sh := &Shard{fast: fast, bounds: s.bounds, answers: make([]atomic.Uint64, len(qtypeNames)*len(rcodeNames))}
-	for i := range sh.latency {
-		sh.latency[i].counts = make([]atomic.Uint64, len(s.bounds)+1)
+	latencySeries := len(s.zones) * len(qtypeNames)
+	sizeSeries := 2 * s.layout.responseSizes
+	sh := &Shard{fast: fast, stats: s, layout: s.layout,
+		answers:   make([]atomic.Uint64, int(transports)*s.layout.perTransport),
+		latency:   make([]atomic.Uint64, latencySeries*(len(timeBounds)+1)),
+		latencyNs: make([]atomic.Uint64, latencySeries),
+		sizes:     make([]atomic.Uint64, sizeSeries*(len(sizeBounds)+1)),
+		sizeSums:  make([]atomic.Uint64, sizeSeries),
 	}
 	s.mu.Lock()
 	s.shards = append(s.shards, sh)
@@ -60,158 +140,118 @@ func (s *Stats) NewShard(fast bool) *Shard {
 	return sh
 }
 
-// Count counts one answer to a question of type qtype (hasQuestion false:
-// a message without one) with the given rcode.
-func (sh *Shard) Count(qtype uint16, hasQuestion bool, rcode int) {
-	if !hasQuestion {
-		sh.add(labelIndex(noQuestion, rcode))
-		return
+// Zones are the zone label's values, "." last.
+func (s *Stats) Zones() []string { return s.zones }
+
+// Series is the Series of an answer with rcode to a question of type
+// qtype (hasQuestion false: a message without one, counted as "other")
+// for a name in zone ("" or a zone not served: ".").
+func (s *Stats) Series(zone string, qtype uint16, hasQuestion bool, rcode int) Series {
+	zi, ok := s.zoneIndex[zone]
+	if !ok {
+		zi = len(s.zones) - 1
 	}
-	sh.add(statIndex(qtype, rcode))
+	qi, ok := qtypeIndex[qtype]
+	if !ok || !hasQuestion {
+		qi = len(qtypeNames) - 1
+	}
+	ri, ok := rcodeIndex[rcode]
+	if !ok {
+		ri = len(rcodeNames) - 1
+	}
+	return Series{
+		answer:  uint32((zi*len(qtypeNames)+qi)*len(rcodeNames) + ri),
+		latency: uint16(zi*len(qtypeNames) + qi),
+		sizes:   uint16(zi * len(protoNames)),
+	}
 }
 
-func (sh *Shard) add(i int32) { sh.answers[i].Add(1) }
+// Answered counts one answer of series to a request of reqSize bytes that
+// came over t, with a response of respSize bytes.
+func (sh *Shard) Answered(s Series, t Transport, reqSize, respSize int) {
+	sh.answers[int(t)*sh.layout.perTransport+int(s.answer)].Add(1)
+	sized := int(s.sizes) + int(t/2) // t/2: the proto
+	sh.addSize(sized, reqSize)
+	sh.addSize(sh.layout.responseSizes+sized, respSize)
+}
+
+// addSize adds a message of n bytes to the size histogram i.
+func (sh *Shard) addSize(i, n int) {
+	sh.sizes[i*(len(sizeBounds)+1)+sizeBucket(n)].Add(1)
+	sh.sizeSums[i].Add(uint64(n))
+}
+
+// Took records that answering a query of series took d.
+func (sh *Shard) Took(s Series, d time.Duration) {
+	sh.tookIn(s, timeBucket(d), uint64(d))
+}
+
+// TookEach records that answering each query of series took d: a batch
+// of queries answered together.
+func (sh *Shard) TookEach(series []Series, d time.Duration) {
+	b := timeBucket(d)
+	for _, s := range series {
+		sh.tookIn(s, b, uint64(d))
+	}
+}
+
+func (sh *Shard) tookIn(s Series, bucket int, ns uint64) {
+	sh.latency[int(s.latency)*(len(timeBounds)+1)+bucket].Add(1)
+	sh.latencyNs[s.latency].Add(ns)
+}
 
 func (sh *Shard) pass() { sh.passed.Add(1) }
 
 func (sh *Shard) fill() { sh.filled.Add(1) }
 
-// Observe records that n queries over proto ("udp" or "tcp") took d each.
-func (sh *Shard) Observe(proto string, d time.Duration, n int) {
-	h := &sh.latency[protoIndex(proto)]
-	i, _ := slices.BinarySearch(sh.bounds, d.Seconds())
-	h.counts[i].Add(uint64(n))
-	h.sumNs.Add(uint64(d) * uint64(n))
-}
-
-// Bounds are the latency histogram's upper bounds, in seconds.
-func (s *Stats) Bounds() []float64 { return s.bounds }
-
-func protoIndex(proto string) int {
-	if proto == protos[1] {
-		return 1
+// sizeBucket is the size histogram bucket of n bytes: looked up for the
+// sizes of nearly every query and UDP answer, searched for the rest.
+func sizeBucket(n int) int {
+	if n >= 0 && n < len(smallSizeBuckets) {
+		return int(smallSizeBuckets[n])
 	}
-	return 0
-}
-
-// EachAnswer calls f with every (qtype, rcode) label pair counted so far and
-// its total over the shards.
-func (s *Stats) EachAnswer(f func(qtype, rcode string, n uint64)) {
-	totals := make([]uint64, len(qtypeNames)*len(rcodeNames))
-	for _, sh := range s.snapshotShards() {
-		for i := range sh.answers {
-			totals[i] += sh.answers[i].Load()
+	for i, b := range sizeBoundsInt {
+		if n <= b {
+			return i
 		}
 	}
-	for i, n := range totals {
-		if n > 0 {
-			f(qtypeNames[i/len(rcodeNames)], rcodeNames[i%len(rcodeNames)], n)
-		}
-	}
+	return len(sizeBoundsInt)
 }
 
-// Latency returns proto's histogram summed over the shards: the number of
-// queries, their total seconds, and the cumulative count per bound.
-func (s *Stats) Latency(proto string) (count uint64, sum float64, cumulative map[float64]uint64) {
-	per := make([]uint64, len(s.bounds)+1)
-	var sumNs uint64
-	for _, sh := range s.snapshotShards() {
-		h := &sh.latency[protoIndex(proto)]
-		for i := range h.counts {
-			per[i] += h.counts[i].Load()
-		}
-		sumNs += h.sumNs.Load()
+// smallSizeBuckets is the size bucket of every size up to 511 bytes.
+var smallSizeBuckets = func() (buckets [512]uint8) {
+	for n := range buckets {
+		i, _ := slices.BinarySearch(sizeBoundsInt, n)
+		buckets[n] = uint8(i)
 	}
-	cumulative = make(map[float64]uint64, len(s.bounds))
-	for i, b := range s.bounds {
-		count += per[i]
-		cumulative[b] = count
-	}
-	return count + per[len(s.bounds)], time.Duration(sumNs).Seconds(), cumulative
+	return buckets
+}()
+
+func timeBucket(d time.Duration) int {
+	i, _ := slices.BinarySearch(timeBoundsNs, int64(d))
+	return i
 }
 
-// FastAnswers is the number of queries the fast path answered.
-func (s *Stats) FastAnswers() uint64 {
-	var n uint64
-	for _, sh := range s.snapshotShards() {
-		for i := range sh.answers {
-			if sh.fast {
-				n += sh.answers[i].Load()
-			}
-		}
+func doublingBounds() []float64 {
+	bounds := make([]float64, 16)
+	for i := range bounds {
+		bounds[i] = 0.00025 * float64(int(1)<<i)
 	}
-	return n
+	return bounds
 }
 
-// Passed is the number of queries the fast path passed on to the ordinary
-// path.
-func (s *Stats) Passed() uint64 {
-	var n uint64
-	for _, sh := range s.snapshotShards() {
-		n += sh.passed.Load()
+func durationsNs(seconds []float64) []int64 {
+	ns := make([]int64, len(seconds))
+	for i, s := range seconds {
+		ns[i] = int64(s * 1e9)
 	}
-	return n
+	return ns
 }
 
-// Filled is the number of answers the caches asked of their source: their
-// misses.
-func (s *Stats) Filled() uint64 {
-	var n uint64
-	for _, sh := range s.snapshotShards() {
-		n += sh.filled.Load()
+func intBounds(bounds []float64) []int {
+	ints := make([]int, len(bounds))
+	for i, b := range bounds {
+		ints[i] = int(b)
 	}
-	return n
-}
-
-// Dropped is the number of queries the fast path dropped because the
-// ordinary path had a full queue of them already.
-func (s *Stats) Dropped() uint64 { return s.dropped.Load() }
-
-func (s *Stats) snapshotShards() []*Shard {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.shards)
-}
-
-// The label values: every query type miekg/dns names, "other" and "none";
-// every rcode it names and "other".
-var (
-	qtypeNames, qtypeIndex = labels(dns.TypeToString, "other", "none")
-	rcodeNames, rcodeIndex = labels(dns.RcodeToString, "other")
-	noQuestion             = len(qtypeNames) - 1
-)
-
-// labels returns the names of known, in code order, followed by extra,
-// and the index of each code.
-func labels[K uint16 | int](known map[K]string, extra ...string) ([]string, map[K]int) {
-	codes := make([]K, 0, len(known))
-	for code := range known {
-		codes = append(codes, code)
-	}
-	slices.Sort(codes)
-	names := make([]string, 0, len(codes)+len(extra))
-	index := make(map[K]int, len(codes))
-	for i, code := range codes {
-		names = append(names, known[code])
-		index[code] = i
-	}
-	return append(names, extra...), index
-}
-
-// statIndex is the answers counter of (qtype, rcode).
-func statIndex(qtype uint16, rcode int) int32 {
-	qi, ok := qtypeIndex[qtype]
-	if !ok {
-		qi = len(qtypeNames) - 2 // other
-	}
-	return labelIndex(qi, rcode)
-}
-
-// labelIndex is the answers counter of the qtype label qi and rcode.
-func labelIndex(qi, rcode int) int32 {
-	ri, ok := rcodeIndex[rcode]
-	if !ok {
-		ri = len(rcodeNames) - 1 // other
-	}
-	return int32(qi*len(rcodeNames) + ri)
+	return ints
 }

@@ -10,7 +10,7 @@ func sharingCaches(src Answers, n int) []*Cache {
 	store := NewStore(src, 100)
 	caches := make([]*Cache, n)
 	for i := range caches {
-		caches[i] = NewCache(CacheConfig{Answers: src, MaxUDPSize: fakeMaxUDPSize, Store: store, Stats: NewStats(nil).NewShard(true)})
+		caches[i] = NewCache(CacheConfig{Answers: src, MaxUDPSize: fakeMaxUDPSize, Store: store, Stats: NewStats().NewShard(true)})
 	}
 	return caches
 }

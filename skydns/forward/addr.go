@@ -47,8 +47,8 @@ func parseListen(s string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(addr.Unmap(), uint16(port)), nil
 }
 
-// parsePrefix reads a CIDR, or a single address standing for itself.
-func parsePrefix(s string) (netip.Prefix, error) {
+// ParsePrefix reads a CIDR, or a single address standing for itself.
+func ParsePrefix(s string) (netip.Prefix, error) {
 	if p, err := netip.ParsePrefix(s); err == nil {
 		return p.Masked(), nil
 	}

@@ -1,6 +1,7 @@
 package forward
 
 import (
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -10,12 +11,50 @@ import (
 // maxPositiveTTL caps how long a positive answer is cached, whatever its TTL.
 const maxPositiveTTL = time.Hour
 
+// staleTTL is the TTL of every record of a stale answer (RFC 8767, 4).
+const staleTTL = 30
+
 // entry is one cached upstream reply. msg is never changed after the entry
 // is made; readers take copies through at.
 type entry struct {
 	msg     *dns.Msg
 	stored  time.Time
 	expires time.Time
+
+	hits       atomic.Int64 // times served from the cache
+	refreshing atomic.Bool  // a background refresh of this entry has been started
+}
+
+// stale returns a copy of the reply to serve past its expiry: every TTL
+// set to staleTTL.
+func (e *entry) stale() *dns.Msg {
+	m := e.msg.Copy()
+	for _, section := range [][]dns.RR{m.Answer, m.Ns, m.Extra} {
+		for _, rr := range section {
+			rr.Header().Ttl = staleTTL
+		}
+	}
+	return m
+}
+
+// startPrefetch counts a hit at now and reports whether it should start
+// the one refresh of this entry: the entry has had at least minHits hits
+// (0: never) and is in the last percent of its lifetime.
+func (e *entry) startPrefetch(now time.Time, minHits int64, percent int) bool {
+	hits := e.hits.Add(1)
+	if minHits == 0 || hits < minHits {
+		return false
+	}
+	lifetime := e.expires.Sub(e.stored)
+	if e.expires.Sub(now)*100 > lifetime*time.Duration(percent) {
+		return false
+	}
+	return e.startRefresh()
+}
+
+// startRefresh claims the one background refresh of this entry.
+func (e *entry) startRefresh() bool {
+	return e.refreshing.CompareAndSwap(false, true)
 }
 
 // at returns a copy of the reply as it stands at now: every TTL lowered by
@@ -35,13 +74,14 @@ func (e *entry) at(now time.Time) *dns.Msg {
 // cache is an LRU of replies keyed by question and route. A nil lru means
 // caching is off.
 type cache struct {
-	lru     *lru.Cache[string, *entry]
-	maxNeg  time.Duration
-	metrics *metrics
+	lru      *lru.Cache[string, *entry]
+	maxNeg   time.Duration
+	staleFor time.Duration // how long past expiry an entry may be served stale
+	metrics  *metrics
 }
 
-func newCache(size int, maxNeg time.Duration, m *metrics) (*cache, error) {
-	c := &cache{maxNeg: maxNeg, metrics: m}
+func newCache(size int, maxNeg, staleFor time.Duration, m *metrics) (*cache, error) {
+	c := &cache{maxNeg: maxNeg, staleFor: staleFor, metrics: m}
 	if size == 0 {
 		return c, nil
 	}
@@ -60,6 +100,19 @@ func (c *cache) get(key string, now time.Time) (*entry, bool) {
 	}
 	e, ok := c.lru.Get(key)
 	if !ok || !now.Before(e.expires) {
+		return nil, false
+	}
+	return e, true
+}
+
+// getStale returns the expired entry for key that may still be served
+// stale at now.
+func (c *cache) getStale(key string, now time.Time) (*entry, bool) {
+	if c.lru == nil || c.staleFor == 0 {
+		return nil, false
+	}
+	e, ok := c.lru.Peek(key)
+	if !ok || now.Before(e.expires) || !now.Before(e.expires.Add(c.staleFor)) {
 		return nil, false
 	}
 	return e, true

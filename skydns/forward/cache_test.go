@@ -119,8 +119,8 @@ func TestCacheBounds(t *testing.T) {
 		if got := gathered(t, reg, "skydns_forward_cache_entries"); got != 2 {
 			t.Errorf("cache_entries gauge %v, want 2", got)
 		}
-		if f.cache.len() != 2 {
-			t.Errorf("cache holds %d entries, want 2", f.cache.len())
+		if f.settings.Load().cache.len() != 2 {
+			t.Errorf("cache holds %d entries, want 2", f.settings.Load().cache.len())
 		}
 		ask(t, f, "a.example.org.", dns.TypeA) // evicted: asked again
 		if up.queries() != 4 {

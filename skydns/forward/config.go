@@ -18,6 +18,11 @@ const (
 	FlagForwardTimeout      = "forward-timeout"
 	FlagForwardDeadline     = "forward-deadline"
 	FlagStubDomain          = "stub-domain"
+	FlagServeStale          = "serve-stale"
+	FlagCachePrefetch       = "cache-prefetch"
+	FlagCachePrefetchPct    = "cache-prefetch-percent"
+	FlagMaxConcurrent       = "forward-max-concurrent"
+	FlagHealthCheck         = "forward-health-check"
 )
 
 // DefaultAllowRecursion are the clients that get recursion unless
@@ -59,6 +64,22 @@ type Config struct {
 	// StubDomains are "domain=ip[:port][,ip[:port]...]" entries; names at or
 	// below a domain go to its servers.
 	StubDomains []string
+	// ServeStale is how long past its expiry a cached answer may still be
+	// served (with TTL 30) while no upstream answers; 0 turns it off.
+	ServeStale time.Duration
+	// CachePrefetch is how many hits a cache entry needs in its lifetime
+	// to be refreshed before it expires; 0 turns prefetching off.
+	CachePrefetch int
+	// CachePrefetchPercent is the last part of an entry's TTL, in percent,
+	// in which a hit starts the refresh.
+	CachePrefetchPercent int
+	// MaxConcurrent bounds the queries in flight to one upstream; a query
+	// beyond it goes to the next upstream. 0 means no bound.
+	MaxConcurrent int
+	// HealthCheck is how often an upstream that failed is probed until it
+	// answers again; 0 turns probing off (a failed upstream is then held
+	// for ten seconds only).
+	HealthCheck time.Duration
 }
 
 // DefaultConfig returns the settings the flags default to.
@@ -70,6 +91,9 @@ func DefaultConfig() Config {
 		CacheMaxNegativeTTL: 30 * time.Second,
 		ForwardTimeout:      2 * time.Second,
 		ForwardDeadline:     4 * time.Second,
+
+		CachePrefetchPercent: 10,
+		HealthCheck:          time.Second,
 	}
 }
 
@@ -90,6 +114,16 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 		"time a forwarded query may take across all upstreams before the client gets SERVFAIL")
 	fs.StringArrayVar(&c.StubDomains, FlagStubDomain, c.StubDomains,
 		"domain=ip[:port][,ip[:port]...]: send names under domain to these servers (repeatable)")
+	fs.DurationVar(&c.ServeStale, FlagServeStale, c.ServeStale,
+		"how long past expiry a cached answer is still served, with TTL 30, while no upstream answers (RFC 8767); 0 disables")
+	fs.IntVar(&c.CachePrefetch, FlagCachePrefetch, c.CachePrefetch,
+		"hits a cache entry needs in its lifetime to be refreshed in the background before it expires; 0 disables")
+	fs.IntVar(&c.CachePrefetchPercent, FlagCachePrefetchPct, c.CachePrefetchPercent,
+		"a hit in the last this percent of an entry's TTL starts its prefetch (1-99)")
+	fs.IntVar(&c.MaxConcurrent, FlagMaxConcurrent, c.MaxConcurrent,
+		"queries in flight to one upstream at most; more go to the next upstream, or get SERVFAIL; 0 means no limit")
+	fs.DurationVar(&c.HealthCheck, FlagHealthCheck, c.HealthCheck,
+		"how often an upstream that failed is probed until it answers again; 0 disables probing")
 }
 
 // Validate reports every setting New would reject; each error names its flag.
@@ -111,7 +145,7 @@ func (c Config) parse() (parsed, error) {
 	var errs []error
 	p.upstreams, errs = parseEach("--"+FlagUpstream, c.Upstreams, parseServer, errs)
 	p.listen, errs = parseEach("listen address", c.ListenAddrs, parseListen, errs)
-	p.acl, errs = parseEach("--"+FlagAllowRecursion, c.AllowRecursion, parsePrefix, errs)
+	p.acl, errs = parseEach("--"+FlagAllowRecursion, c.AllowRecursion, ParsePrefix, errs)
 	var stubs []stubFlag
 	stubs, errs = parseEach("--"+FlagStubDomain, c.StubDomains, parseStubFlag, errs)
 	p.stubs = map[string][]netip.AddrPort{}
@@ -134,6 +168,22 @@ func (c Config) checkNumbers() error {
 		return fmt.Errorf("--%s %s: must be more than 0", FlagForwardTimeout, c.ForwardTimeout)
 	case c.ForwardDeadline < c.ForwardTimeout:
 		return fmt.Errorf("--%s %s: must be at least --%s (%s)", FlagForwardDeadline, c.ForwardDeadline, FlagForwardTimeout, c.ForwardTimeout)
+	}
+	return c.checkCacheNumbers()
+}
+
+func (c Config) checkCacheNumbers() error {
+	switch {
+	case c.ServeStale < 0:
+		return fmt.Errorf("--%s %s: must be 0 (off) or more", FlagServeStale, c.ServeStale)
+	case c.CachePrefetch < 0:
+		return fmt.Errorf("--%s %d: must be 0 (off) or more", FlagCachePrefetch, c.CachePrefetch)
+	case c.CachePrefetchPercent < 1 || c.CachePrefetchPercent > 99:
+		return fmt.Errorf("--%s %d: must be between 1 and 99", FlagCachePrefetchPct, c.CachePrefetchPercent)
+	case c.MaxConcurrent < 0:
+		return fmt.Errorf("--%s %d: must be 0 (no limit) or more", FlagMaxConcurrent, c.MaxConcurrent)
+	case c.HealthCheck < 0:
+		return fmt.Errorf("--%s %s: must be 0 (off) or more", FlagHealthCheck, c.HealthCheck)
 	}
 	return nil
 }

@@ -129,8 +129,8 @@ func TestDefaultUpstreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"127.0.0.1:53", "127.0.0.53:53", "192.0.2.53:53"}; !slices.Equal(f.upstream.addrs, want) {
-			t.Errorf("upstreams %v, want %v", f.upstream.addrs, want)
+		if want := []string{"127.0.0.1:53", "127.0.0.53:53", "192.0.2.53:53"}; !slices.Equal(f.settings.Load().upstream.addrs, want) {
+			t.Errorf("upstreams %v, want %v", f.settings.Load().upstream.addrs, want)
 		}
 	})
 
@@ -139,8 +139,8 @@ func TestDefaultUpstreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"127.0.0.53:53", "192.0.2.53:53"}; !slices.Equal(f.upstream.addrs, want) {
-			t.Errorf("upstreams %v, want %v", f.upstream.addrs, want)
+		if want := []string{"127.0.0.53:53", "192.0.2.53:53"}; !slices.Equal(f.settings.Load().upstream.addrs, want) {
+			t.Errorf("upstreams %v, want %v", f.settings.Load().upstream.addrs, want)
 		}
 	})
 
@@ -149,8 +149,8 @@ func TestDefaultUpstreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"192.0.2.53:53"}; !slices.Equal(f.upstream.addrs, want) {
-			t.Errorf("upstreams %v, want %v", f.upstream.addrs, want)
+		if want := []string{"192.0.2.53:53"}; !slices.Equal(f.settings.Load().upstream.addrs, want) {
+			t.Errorf("upstreams %v, want %v", f.settings.Load().upstream.addrs, want)
 		}
 	})
 

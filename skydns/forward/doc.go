@@ -13,9 +13,11 @@
 //
 // A query goes to one upstream at a time over UDP, again over TCP when the
 // reply is truncated, each attempt bounded by --forward-timeout and the whole
-// query by --forward-deadline. Upstreams that failed in the last ten seconds
-// are tried last; the healthy ones take turns. When none answers the client
-// gets SERVFAIL.
+// query by --forward-deadline. An upstream that fails is marked down, tried
+// last, and probed every --forward-health-check until it answers again; the
+// healthy ones take turns. At most --forward-max-concurrent queries are in
+// flight to one upstream. When none answers the client gets a stale answer
+// (--serve-stale) or SERVFAIL.
 //
 // # Stub domains
 //
@@ -34,5 +36,7 @@
 // smallest TTL in the reply (at most an hour), negative ones (NXDOMAIN,
 // NODATA) for the SOA's negative TTL capped by --cache-max-negative-ttl.
 // Served TTLs count down with the entry's age. Identical queries that miss
-// together share one upstream exchange.
+// together share one upstream exchange. Popular entries are refreshed in
+// the background before they expire (--cache-prefetch), and expired ones
+// stay as a fallback for --serve-stale.
 package forward

@@ -92,3 +92,12 @@ func splitHostPort(t *testing.T, addr string) (string, int) {
 	}
 	return ap.Addr().String(), int(ap.Port())
 }
+
+func TestConfigKeysAreNamedLikeTheirFlags(t *testing.T) {
+	if got, want := ConfigKey("/skydns", FlagUpstream, "cluster.local."), "/skydns/local/cluster/dns/config/upstream"; got != want {
+		t.Errorf("ConfigKey = %q, want %q", got, want)
+	}
+	if got, want := ConfigName(FlagCacheSize, "cluster.local"), "cache-size.config.dns.cluster.local."; got != want {
+		t.Errorf("ConfigName = %q, want %q", got, want)
+	}
+}

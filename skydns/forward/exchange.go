@@ -20,6 +20,7 @@ const (
 	resultTimeout   = "timeout"       // no reply in time
 	resultError     = "error"         // the network said no
 	resultMalformed = "malformed"     // a reply that does not parse or does not match
+	resultOverLimit = "over_limit"    // not sent: --forward-max-concurrent queries in flight
 )
 
 // errMismatch is a reply whose header or question does not match the query.

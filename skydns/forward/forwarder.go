@@ -20,17 +20,30 @@ import (
 type Forwarder struct {
 	logger   *slog.Logger
 	now      func() time.Time
-	acl      acl
 	timeout  time.Duration // per attempt
 	deadline time.Duration // per query
 	udp, tcp *dns.Client
 	metrics  *metrics
-	cache    *cache
 	health   *health
 	flight   singleflight.Group
-	upstream *route
 	listen   []netip.AddrPort // this server, never forwarded to
 	local    []netip.Addr     // this host's interface addresses
+	limit    *limiter
+
+	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
+	prefetchHits int64         // hits that earn an entry a prefetch; 0: none
+	prefetchPct  int           // the last part of a TTL, in percent, to prefetch in
+	ctx          context.Context
+	cancel       context.CancelFunc
+	background   sync.WaitGroup // probes and prefetches
+
+	// settings are the upstreams, the ACL and the cache in use; a change
+	// in etcd replaces them (live.go). base is what the flags said.
+	settings     atomic.Pointer[settings]
+	base         Config
+	resolvConf   string
+	liveMu       sync.Mutex      // serialises SetLiveFrom
+	liveProblems map[string]bool // guarded by liveMu; reported by the last SetLiveFrom
 
 	stubs        atomic.Pointer[stubTable]
 	stubMu       sync.Mutex                  // serialises SetStubs
@@ -56,7 +69,7 @@ func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, no
 	f := &Forwarder{
 		logger:   logger,
 		now:      now,
-		acl:      p.acl,
+		base:     cfg,
 		timeout:  cfg.ForwardTimeout,
 		deadline: cfg.ForwardDeadline,
 		udp:      &dns.Client{Net: "udp", UDPSize: udpSize, Timeout: cfg.ForwardTimeout},
@@ -65,40 +78,51 @@ func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, no
 		health:   newHealth(now),
 		listen:   p.listen,
 		local:    localAddrs(),
+		limit:    newLimiter(cfg.MaxConcurrent),
+
+		healthCheck:  cfg.HealthCheck,
+		prefetchHits: int64(cfg.CachePrefetch),
+		prefetchPct:  cfg.CachePrefetchPercent,
 	}
-	if f.cache, err = newCache(cfg.CacheSize, cfg.CacheMaxNegativeTTL, f.metrics); err != nil {
-		return nil, fmt.Errorf("--%s: %w", FlagCacheSize, err)
-	}
-	if err := f.setUpstreams(cfg.ResolvConf, p.upstreams); err != nil {
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	s, err := f.newSettings(cfg, p, nil)
+	if err != nil {
 		return nil, err
 	}
+	f.settings.Store(s)
+	f.logger.Info("forwarding names outside the zones", "upstreams", s.upstream.addrs)
 	f.setStaticStubs(p.stubs)
 	if reg != nil {
-		if err := f.metrics.register(reg, f.cache.len); err != nil {
+		if err := f.metrics.register(reg, func() int { return f.settings.Load().cache.len() }); err != nil {
 			return nil, err
 		}
 	}
 	return f, nil
 }
 
-// setUpstreams uses the configured upstreams or else resolv.conf's.
-func (f *Forwarder) setUpstreams(resolvConf string, configured []netip.AddrPort) error {
-	servers := configured
+// Close stops the health probes and waits for them and for the prefetches
+// under way to end (a prefetch ends within --forward-deadline).
+func (f *Forwarder) Close() {
+	f.cancel()
+	f.background.Wait()
+}
+
+// upstreams returns the configured upstreams or else resolv.conf's.
+func (f *Forwarder) upstreams(resolvConf string, configured []netip.AddrPort) ([]netip.AddrPort, error) {
+	if len(configured) > 0 {
+		return configured, nil
+	}
 	if resolvConf == "" {
 		resolvConf = DefaultConfig().ResolvConf
 	}
-	if len(servers) == 0 {
-		var err error
-		if servers, err = defaultUpstreams(resolvConf, f.listen); err != nil {
-			return fmt.Errorf("no --%s given: %w", FlagUpstream, err)
-		}
-		if len(servers) == 0 {
-			return fmt.Errorf("no --%s given and %s names no nameserver other than this server", FlagUpstream, resolvConf)
-		}
+	servers, err := defaultUpstreams(resolvConf, f.listen)
+	if err != nil {
+		return nil, fmt.Errorf("no --%s given: %w", FlagUpstream, err)
 	}
-	f.upstream = newRoute("", servers)
-	f.logger.Info("forwarding names outside the zones", "upstreams", f.upstream.addrs)
-	return nil
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("no --%s given and %s names no nameserver other than this server", FlagUpstream, resolvConf)
+	}
+	return servers, nil
 }
 
 // setStaticStubs installs the --stub-domain table, without servers that
@@ -122,7 +146,7 @@ func (f *Forwarder) setStaticStubs(stubs map[string][]netip.AddrPort) {
 // RecursionAllowed reports whether client may have names outside the zones
 // resolved; the server can use it to decide whether to chase a CNAME.
 func (f *Forwarder) RecursionAllowed(client netip.Addr) bool {
-	return f.acl.allows(client)
+	return f.settings.Load().acl.allows(client)
 }
 
 // ServeForward answers req, a query for a name outside the zones, from
@@ -151,7 +175,7 @@ func (f *Forwarder) admit(req *dns.Msg, client netip.Addr) (int, string) {
 		return dns.RcodeFormatError, ""
 	case req.Opcode != dns.OpcodeQuery:
 		return dns.RcodeNotImplemented, ""
-	case !f.acl.allows(client):
+	case !f.settings.Load().acl.allows(client):
 		return dns.RcodeRefused, "acl"
 	case !req.RecursionDesired:
 		return dns.RcodeRefused, "no_recursion_desired"

@@ -18,10 +18,48 @@ type health struct {
 
 	mu          sync.Mutex
 	failedUntil map[string]time.Time // guarded by mu; addr -> end of its hold
+	probing     map[string]bool      // guarded by mu; addrs with a probe running
 }
 
 func newHealth(now func() time.Time) *health {
-	return &health{now: now, failedUntil: map[string]time.Time{}}
+	return &health{now: now, failedUntil: map[string]time.Time{}, probing: map[string]bool{}}
+}
+
+// held reports whether addr is held failed now.
+func (h *health) held(addr string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failedUntil[addr].After(h.now())
+}
+
+// allHeld reports whether every one of addrs is held failed now.
+func (h *health) allHeld(addrs []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	for _, a := range addrs {
+		if !h.failedUntil[a].After(now) {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
+// startProbe claims the probe of addr; false means one runs already.
+func (h *health) startProbe(addr string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.probing[addr] {
+		return false
+	}
+	h.probing[addr] = true
+	return true
+}
+
+func (h *health) endProbe(addr string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.probing, addr)
 }
 
 // failed records a failure of addr; it reports whether addr was healthy.

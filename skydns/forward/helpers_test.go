@@ -208,6 +208,7 @@ func testConfig(upstreams ...string) Config {
 	cfg.Upstreams = upstreams
 	cfg.ForwardTimeout = 300 * time.Millisecond
 	cfg.ForwardDeadline = time.Second
+	cfg.HealthCheck = 0 // tests of health checks turn them on
 	return cfg
 }
 
@@ -220,6 +221,7 @@ func testForwarder(t *testing.T, cfg Config) (*Forwarder, *fakeClock, *prometheu
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	t.Cleanup(f.Close)
 	return f, clock, reg
 }
 

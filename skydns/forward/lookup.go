@@ -57,44 +57,98 @@ func (q question) msg() *dns.Msg {
 	return m
 }
 
-// routeFor returns the stub domain route for name, or the default upstreams.
-func (f *Forwarder) routeFor(name string) *route {
+// routeFor returns the stub domain route for name, or the default upstreams
+// of s.
+func (f *Forwarder) routeFor(s *settings, name string) *route {
 	if r := (*f.stubs.Load()).lookup(name); r != nil {
 		return r
 	}
-	return f.upstream
+	return s.upstream
 }
 
 // resolve returns the reply to q, from the cache or from upstream, as a
 // private copy whose TTLs have been aged. Concurrent misses for the same
-// key share one upstream exchange.
+// key share one upstream exchange. When no upstream answers, an expired
+// entry still within --serve-stale is served stale; when every server of
+// the route is already known to be down, it is served at once and the
+// refresh goes on in the background.
 func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
-	r := f.routeFor(q.name)
+	s := f.settings.Load()
+	r := f.routeFor(s, q.name)
 	key := q.key(r)
-	if e, ok := f.cache.get(key, f.now()); ok {
+	now := f.now()
+	if e, ok := s.cache.get(key, now); ok {
 		f.metrics.hits.Inc()
-		return e.at(f.now()), nil
+		if e.startPrefetch(now, f.prefetchHits, f.prefetchPct) {
+			f.inBackground(q, r, s.cache, key, true)
+		}
+		return e.at(now), nil
 	}
 	f.metrics.misses.Inc()
+	stale, hasStale := s.cache.getStale(key, now)
+	if hasStale && f.health.allHeld(r.addrs) {
+		if stale.startRefresh() {
+			f.inBackground(q, r, s.cache, key, false)
+		}
+		return f.serveStale(stale), nil
+	}
+	e, err := f.await(ctx, q, r, s.cache, key)
+	if err != nil && hasStale {
+		return f.serveStale(stale), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e.at(f.now()), nil
+}
+
+func (f *Forwarder) serveStale(e *entry) *dns.Msg {
+	f.metrics.stale.Inc()
+	return e.stale()
+}
+
+// await joins or starts the fetch of key into c and waits for it or for
+// ctx.
+func (f *Forwarder) await(ctx context.Context, q question, r *route, c *cache, key string) (*entry, error) {
 	ch := f.flight.DoChan(key, func() (any, error) {
-		return f.fetch(context.WithoutCancel(ctx), q, r, key)
+		return f.fetch(context.WithoutCancel(ctx), q, r, c, key, false)
 	})
 	select {
 	case res := <-ch:
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		return res.Val.(*entry).at(f.now()), nil
+		return res.Val.(*entry), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
+// inBackground fetches key without a client waiting: a prefetch (refresh
+// set: the fresh entry in the cache is replaced) or the refresh of a stale
+// one. It joins a fetch of key under way rather than starting another.
+func (f *Forwarder) inBackground(q question, r *route, c *cache, key string, refresh bool) {
+	if f.ctx.Err() != nil {
+		return // closed
+	}
+	f.background.Add(1)
+	go func() {
+		defer f.background.Done()
+		res := <-f.flight.DoChan(key, func() (any, error) {
+			return f.fetch(f.ctx, q, r, c, key, refresh)
+		})
+		if refresh && res.Err == nil {
+			f.metrics.prefetches.Inc()
+		}
+	}()
+}
+
 // fetch asks r's servers for q within the query deadline and caches the
-// reply. It looks in the cache once more first: a caller that missed just
-// before another one's fetch finished finds the answer there.
-func (f *Forwarder) fetch(ctx context.Context, q question, r *route, key string) (*entry, error) {
-	if e, ok := f.cache.get(key, f.now()); ok {
+// reply in c. Unless refresh is set it looks in the cache once more
+// first: a caller that missed just before another one's fetch finished
+// finds the answer there.
+func (f *Forwarder) fetch(ctx context.Context, q question, r *route, c *cache, key string, refresh bool) (*entry, error) {
+	if e, ok := c.get(key, f.now()); ok && !refresh {
 		return e, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.deadline)
@@ -103,7 +157,7 @@ func (f *Forwarder) fetch(ctx context.Context, q question, r *route, key string)
 	if err != nil {
 		return nil, err
 	}
-	return f.cache.store(key, reply, f.now()), nil
+	return c.store(key, reply, f.now()), nil
 }
 
 // ask tries r's servers one at a time, healthy ones first in turn, until
@@ -124,6 +178,11 @@ func (f *Forwarder) ask(ctx context.Context, r *route, m *dns.Msg) (*dns.Msg, er
 // attempt is one exchange with one server within the per-attempt timeout;
 // it counts the result and keeps the server's health up to date.
 func (f *Forwarder) attempt(ctx context.Context, addr string, m *dns.Msg) (*dns.Msg, bool) {
+	if !f.limit.acquire(addr) {
+		f.metrics.upstream.WithLabelValues(addr, resultOverLimit).Inc()
+		return nil, false
+	}
+	defer f.limit.release(addr)
 	actx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	reply, result, err := f.exchange(actx, addr, m)
@@ -139,7 +198,8 @@ func (f *Forwarder) attempt(ctx context.Context, addr string, m *dns.Msg) (*dns.
 	case ctx.Err() != nil:
 		// The query's deadline ran out during the attempt: not the server's fault.
 	case f.health.failed(addr):
-		f.logger.Warn("upstream failed, trying it last for a while", "upstream", addr, "result", result, "err", err)
+		f.logger.Warn("upstream failed, trying it last until it answers a health check", "upstream", addr, "result", result, "err", err)
+		f.probe(addr)
 	}
 	return nil, false
 }

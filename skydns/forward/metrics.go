@@ -15,6 +15,9 @@ type metrics struct {
 	upstream   *prometheus.CounterVec // labels: upstream, result
 	refused    *prometheus.CounterVec // labels: reason
 	servfail   prometheus.Counter
+	stale      prometheus.Counter
+	prefetches prometheus.Counter
+	probes     *prometheus.CounterVec // labels: upstream, result
 }
 
 func newMetrics() *metrics {
@@ -27,9 +30,15 @@ func newMetrics() *metrics {
 		evictions:  counter("cache_evictions_total", "Cache entries pushed out to make room."),
 		tcpRetries: counter("tcp_retries_total", "Truncated UDP replies asked again over TCP."),
 		servfail:   counter("servfail_total", "Forwarded queries answered SERVFAIL because no upstream answered."),
+		stale:      counter("stale_answers_total", "Forwarded queries answered from an expired cache entry because no upstream answered (--serve-stale)."),
+		prefetches: counter("prefetches_total", "Cache entries refreshed in the background before they expired (--cache-prefetch)."),
+		probes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "skydns", Subsystem: "forward", Name: "health_probes_total",
+			Help: "Health checks of upstreams that failed, by upstream and result (ok, timeout, error).",
+		}, []string{"upstream", "result"}),
 		upstream: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "skydns", Subsystem: "forward", Name: "upstream_requests_total",
-			Help: "Attempts at an upstream, by upstream and result (ok, rcode_failure, timeout, error, malformed).",
+			Help: "Attempts at an upstream, by upstream and result (ok, rcode_failure, timeout, error, malformed, over_limit).",
 		}, []string{"upstream", "result"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "skydns", Subsystem: "forward", Name: "refused_total",
@@ -44,7 +53,7 @@ func (m *metrics) register(reg prometheus.Registerer, cacheLen func() int) error
 		Namespace: "skydns", Subsystem: "forward", Name: "cache_entries",
 		Help: "Entries in the forwarding cache.",
 	}, func() float64 { return float64(cacheLen()) })
-	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.upstream, m.refused, entries} {
+	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.stale, m.prefetches, m.probes, m.upstream, m.refused, entries} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("registering forwarding metrics: %w", err)
 		}

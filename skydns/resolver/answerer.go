@@ -61,6 +61,8 @@ func (a *answerer) answer() (answer, extra []dns.RR) {
 		return a.ns()
 	case qtype == dns.TypeANY:
 		return a.any(), nil
+	case (qtype == dns.TypeA || qtype == dns.TypeAAAA) && a.nsSynthesized(a.lname):
+		return a.follow(a.q.Name, a.lname, qtype, nil), nil // in reverse zones too
 	case a.zone.reverse && qtype != dns.TypePTR:
 		return nil, nil
 	case qtype != dns.TypeA && qtype != dns.TypeAAAA && qtype != dns.TypeTXT && a.isPod():
@@ -88,7 +90,7 @@ func (a *answerer) exists() bool {
 	if kind, label := a.r.classifyPod(a.lname); kind != notPod {
 		return a.podExists(kind, label, a.lname)
 	}
-	return a.apex || a.snap.Exists(a.q.Name)
+	return a.apex || a.snap.Exists(a.q.Name) || a.nsSynthesized(a.lname)
 }
 
 // any answers an ANY question minimally (RFC 8482) with one HINFO record.

@@ -28,20 +28,21 @@ func (a *answerer) soa(owner string) *dns.SOA {
 
 // ns answers NS at a zone apex from the records at or below
 // ns.dns.<zone>: an address record names its key (ns1.ns.dns.<zone>)
-// and is glue, a host name is the server's name.
+// and is glue, a host name is the server's name. With no record there the
+// NS RRset is synthesized (see nsSynthesized).
 func (a *answerer) ns() (answer, extra []dns.RR) {
+	if a.nsSynthesized(a.zone.ns) {
+		return a.synthesizedNS()
+	}
 	rs := a.lookup(a.zone.ns, dns.TypeNS)
 	defer rs.release()
 	g := glue{a: a}
-	var seen set[string]
 	for i := range rs.es {
 		e := &rs.es[i]
 		if isText(e) {
 			continue
 		}
-		target := a.target(e)
-		g.want(e, target, 0)
-		if seen.add(target) {
+		if target := a.target(e); g.want(e, target, 0, 0) {
 			answer = append(answer, &dns.NS{Hdr: a.hdr(a.q.Name, dns.TypeNS, a.ttl(e)), Ns: target})
 		}
 	}

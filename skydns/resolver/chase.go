@@ -7,25 +7,53 @@ import (
 )
 
 // follow appends to out the qtype records (A, AAAA or TXT) owned by lname,
-// written with owner as their name, and follows the CNAMEs it finds: a
-// CNAME into the zones is answered only together with what its target
-// yields; a CNAME out of the zones is answered alone, for a forwarder to
-// complete (see ExternalTarget).
+// written with owner as their name, or else the one CNAME it holds.
+//
+// A name holds either data or one CNAME (RFC 2181 §10.1): when an address
+// or a text record lives at or below it, its name records are not
+// CNAMEs for it. Otherwise the first name record (in key order) whose CNAME
+// answers is the name's CNAME: a CNAME into the zones answers only
+// together with what its target yields; a CNAME out of the zones answers
+// alone, for a forwarder to complete (see ExternalTarget).
 func (a *answerer) follow(owner, lname string, qtype uint16, out []dns.RR) []dns.RR {
 	a.visit(lname) // pod names are read at lname, not through lookup
 	if kind, label := a.r.classifyPod(lname); kind != notPod {
 		return a.podFollow(owner, lname, kind, label, qtype, out)
 	}
+	if qtype != dns.TypeTXT && a.nsSynthesized(lname) {
+		return a.nsAddresses(owner, qtype, out)
+	}
 	store := a.storeName(lname)
-	rs := a.lookup(store, qtype)
+	rs := a.lookup(store, dns.TypeTXT) // every record: data of any type rules CNAMEs out
 	defer rs.release()
-	var seen leafSet
+	if holdsData(rs.es) {
+		return a.leaves(owner, rs.es, qtype, out)
+	}
 	for i := range rs.es {
-		e := &rs.es[i]
-		switch {
-		case isAlias(e):
-			out = a.followCNAME(owner, lname, store, e, qtype, out)
-		case leafMatches(e, qtype) && seen.add(e):
+		if e := &rs.es[i]; isAlias(e) && e.Record.Host != "" {
+			if next := a.followCNAME(owner, lname, store, e, qtype, out); len(next) > len(out) {
+				return next
+			}
+		}
+	}
+	return out
+}
+
+// holdsData reports whether an address or a text record is among es.
+func holdsData(es []snapshot.Entry) bool {
+	for i := range es {
+		if isAddress(&es[i]) || isText(&es[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaves appends the qtype records of es, once per address or text.
+func (a *answerer) leaves(owner string, es []snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
+	var seen leafSet
+	for i := range es {
+		if e := &es[i]; leafMatches(e, qtype) && seen.add(e) {
 			out = append(out, a.leaf(owner, e, qtype))
 		}
 	}
@@ -104,15 +132,19 @@ func split255(s string) []string {
 	return append(out, s)
 }
 
-// cname answers a CNAME question: the first record at or below the name
-// whose host is a name outside its subtree. The target is not followed.
+// cname answers a CNAME question: the name's one CNAME, from the first
+// record at or below it whose host is a name outside its subtree, unless
+// the name holds data (see follow). The target is not followed.
 func (a *answerer) cname() []dns.RR {
 	store := a.storeName(a.lname)
-	rs := a.lookup(store, dns.TypeCNAME)
+	rs := a.lookup(store, dns.TypeTXT)
 	defer rs.release()
+	if holdsData(rs.es) {
+		return nil
+	}
 	for i := range rs.es {
 		e := &rs.es[i]
-		if isAlias(e) && !isBelow(store, e.Record.Host) {
+		if isAlias(e) && e.Record.Host != "" && !isBelow(store, e.Record.Host) {
 			return []dns.RR{&dns.CNAME{Hdr: a.hdr(a.q.Name, dns.TypeCNAME, a.ttl(e)), Target: e.Record.Host}}
 		}
 	}

@@ -3,6 +3,8 @@ package resolver
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,16 +36,28 @@ type Config struct {
 	// Pods says how names under pod.<first zone> are answered (default
 	// PodsDisabled); see PodMode.
 	Pods PodMode
+	// NSAddrs are the addresses of the DNS Service (the kube-dns
+	// ClusterIPs). When no record lives at or below ns.dns.<zone>, every
+	// zone's apex has the NS record ns.dns.<zone>, which answers A and
+	// AAAA with these addresses.
+	NSAddrs []netip.Addr
+	// Version answers version.bind. TXT in class CH; Hostname answers
+	// hostname.bind. and id.server. there. Empty: REFUSED, as every other
+	// CH question.
+	Version, Hostname string
 }
 
 // Resolver answers questions for its zones. It holds only its
 // configuration and is safe for concurrent use.
 type Resolver struct {
-	zones   []*zone // longest first
-	prefix  string
-	ttl     uint32
-	pods    PodMode
-	podZone string // "pod.<first zone>", "" when the first zone is a reverse zone
+	zones    []*zone // longest first
+	prefix   string
+	ttl      uint32
+	pods     PodMode
+	podZone  string // "pod.<first zone>", "" when the first zone is a reverse zone
+	nsAddrs  []netip.Addr
+	version  string // version.bind. CH TXT
+	hostname string // hostname.bind. and id.server. CH TXT
 }
 
 // zone is one served zone and the names derived from it.
@@ -58,7 +72,8 @@ type zone struct {
 
 // New validates cfg and returns a Resolver.
 func New(cfg Config) (*Resolver, error) {
-	r := &Resolver{prefix: strings.TrimSuffix(cfg.Prefix, "/"), ttl: cfg.TTL}
+	r := &Resolver{prefix: strings.TrimSuffix(cfg.Prefix, "/"), ttl: cfg.TTL, nsAddrs: slices.Clone(cfg.NSAddrs),
+		version: cfg.Version, hostname: cfg.Hostname}
 	if r.prefix == "" {
 		r.prefix = etcdstore.DefaultPrefix
 	}

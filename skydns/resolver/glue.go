@@ -11,28 +11,31 @@ import (
 type glue struct {
 	a       *answerer
 	extra   []dns.RR
-	records set[recordKey] // SRV/MX records made from addresses: (target, port or preference)
+	records set[recordKey] // SRV/MX records answered: (target, port or preference, priority)
 	addrs   set[recordKey] // address glue: (target, address)
 	names   set[string]    // name targets whose addresses were looked up
 }
 
 type recordKey struct {
-	name string
-	n    uint16
-	addr string
+	name     string
+	n        uint16
+	priority uint16
+	addr     string
 }
 
 // want reports whether the record of e pointing at target (with port or
-// preference n) belongs in the answer, and adds e's glue. Records made from
-// addresses are answered once per (target, n); their address is glue.
-// Name targets inside the zones get their A and AAAA records as glue.
-func (g *glue) want(e *snapshot.Entry, target string, n uint16) bool {
-	if !isAddress(e) {
+// preference n, and priority) belongs in the answer, and adds e's glue.
+// Records are answered once per (target, n, priority): two keys holding
+// the same target give one record, and records made from addresses that
+// share a target have all their addresses as glue. Name targets inside
+// the zones get their A and AAAA records as glue.
+func (g *glue) want(e *snapshot.Entry, target string, n, priority uint16) bool {
+	if isAddress(e) {
+		g.address(target, e)
+	} else {
 		g.name(target)
-		return true
 	}
-	g.address(target, e)
-	return g.records.add(recordKey{name: target, n: n})
+	return g.records.add(recordKey{name: target, n: n, priority: priority})
 }
 
 // address adds target's address e, once.

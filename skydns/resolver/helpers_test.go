@@ -17,6 +17,7 @@ type testCase struct {
 	name   string // a sentence saying what is being shown
 	qname  string
 	qtype  uint16
+	qclass uint16 // 0: IN
 	rcode  int
 	answer []string
 	ns     []string
@@ -41,6 +42,9 @@ func runCases(t *testing.T, r *resolver.Resolver, snap *snapshot.Snapshot, cases
 		t.Run(tc.name, func(t *testing.T) {
 			req := new(dns.Msg).SetQuestion(tc.qname, tc.qtype)
 			req.Id = 4242
+			if tc.qclass != 0 {
+				req.Question[0].Qclass = tc.qclass
+			}
 			resp := r.Resolve(snap, req)
 			checkResponse(t, req, resp, tc)
 		})

@@ -9,7 +9,8 @@ import (
 // Resolve answers req from snap. It never returns nil and never does I/O.
 //
 // The response echoes the question as asked, is authoritative for names in
-// the zones, and is REFUSED for names outside them. It carries no EDNS0
+// the zones, and is REFUSED for names outside them and for class CH but
+// the identity questions (version.bind., hostname.bind., id.server. TXT). It carries no EDNS0
 // record and is not truncated: both are the server's job.
 func (r *Resolver) Resolve(snap *snapshot.Snapshot, req *dns.Msg) *dns.Msg {
 	return r.ResolveVisiting(snap, req, nil)
@@ -22,6 +23,9 @@ func (r *Resolver) Resolve(snap *snapshot.Snapshot, req *dns.Msg) *dns.Msg {
 // names, nor at or below the question's name, changed: only the SOA
 // serial (the revision) differs. A cache of answers uses it.
 func (r *Resolver) ResolveVisiting(snap *snapshot.Snapshot, req *dns.Msg, visit func(name string)) *dns.Msg {
+	if text, ok := r.chaosText(req); ok {
+		return chaos(req, text)
+	}
 	resp := new(dns.Msg)
 	if rcode, ok := r.precheck(req); !ok {
 		return resp.SetRcode(req, rcode)

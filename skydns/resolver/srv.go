@@ -1,6 +1,9 @@
 package resolver
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/skydns/snapshot"
@@ -11,28 +14,41 @@ import (
 const defaultPriority = 10
 
 // srv answers an SRV question: one record per record at or below the name
-// that has a host. Weights are normalized per priority (see srvWeight);
+// that has a host, once per (target, port, priority). Weights are
+// normalized per priority over the records answered (see srvWeight);
 // targets are the host, or for an address a name made from the record's
 // key, whose address then goes into the additional section.
 func (a *answerer) srv() (answer, extra []dns.RR) {
 	rs := a.lookup(a.storeName(a.lname), dns.TypeSRV)
 	defer rs.release()
-	totals := weightTotals(rs.es)
 	g := glue{a: a}
+	picks := make([]srvPick, 0, 16)
 	for i := range rs.es {
 		e := &rs.es[i]
 		if isText(e) {
 			continue
 		}
 		target, port := a.target(e), uint16(e.Record.Port)
-		if g.want(e, target, port) {
-			answer = append(answer, &dns.SRV{
-				Hdr:      a.hdr(a.q.Name, dns.TypeSRV, a.ttl(e)),
-				Priority: priority(e), Weight: totals.weight(e), Port: port, Target: target,
-			})
+		if g.want(e, target, port, priority(e)) {
+			picks = append(picks, srvPick{e: e, target: target, port: port})
 		}
 	}
+	totals := weightTotals(picks)
+	slices.SortStableFunc(picks, func(x, y srvPick) int { return cmp.Compare(priority(x.e), priority(y.e)) }) // runs to rotate (see Rotate)
+	for _, p := range picks {
+		answer = append(answer, &dns.SRV{
+			Hdr:      a.hdr(a.q.Name, dns.TypeSRV, a.ttl(p.e)),
+			Priority: priority(p.e), Weight: totals.weight(p.e), Port: p.port, Target: p.target,
+		})
+	}
 	return answer, g.extra
+}
+
+// srvPick is a record that answers an SRV question, and its target.
+type srvPick struct {
+	e      *snapshot.Entry
+	target string
+	port   uint16
 }
 
 // mx answers an MX question from the records with "mail": true; the
@@ -47,7 +63,7 @@ func (a *answerer) mx() (answer, extra []dns.RR) {
 			continue
 		}
 		target, pref := a.target(e), priority(e)
-		if g.want(e, target, pref) {
+		if g.want(e, target, pref, pref) {
 			answer = append(answer, &dns.MX{Hdr: a.hdr(a.q.Name, dns.TypeMX, a.ttl(e)), Preference: pref, Mx: target})
 		}
 	}
@@ -85,13 +101,10 @@ type priorityTotals []struct {
 	total    int
 }
 
-func weightTotals(es []snapshot.Entry) priorityTotals {
+func weightTotals(picks []srvPick) priorityTotals {
 	var t priorityTotals
-	for i := range es {
-		e := &es[i]
-		if !isText(e) {
-			t = t.add(priority(e), rawWeight(e))
-		}
+	for _, p := range picks {
+		t = t.add(priority(p.e), rawWeight(p.e))
 	}
 	return t
 }

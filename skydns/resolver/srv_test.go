@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
 
 func TestSRV(t *testing.T) {
@@ -52,11 +54,11 @@ func TestSRV(t *testing.T) {
 			},
 		},
 		{
-			name: "targetstrip shortens targets, merges equal ones and keeps every address as glue", qname: "strip.cluster.local.", qtype: dns.TypeSRV,
+			name: "targetstrip shortens targets, merges equal ones (weighed once) and keeps every address as glue", qname: "strip.cluster.local.", qtype: dns.TypeSRV,
 			answer: []string{
-				"strip.cluster.local. 30 IN SRV 10 25 8080 strip.cluster.local.",
-				"strip.cluster.local. 30 IN SRV 10 25 9 b.example.net.",
-				"strip.cluster.local. 30 IN SRV 10 25 7 all.strip.cluster.local.",
+				"strip.cluster.local. 30 IN SRV 10 33 8080 strip.cluster.local.",
+				"strip.cluster.local. 30 IN SRV 10 33 9 b.example.net.",
+				"strip.cluster.local. 30 IN SRV 10 33 7 all.strip.cluster.local.",
 			},
 			extra: []string{
 				"strip.cluster.local. 30 IN A 10.0.0.7",
@@ -89,6 +91,53 @@ func TestMX(t *testing.T) {
 		{
 			name: "a mail record is not an alias", qname: "mx2.mail.cluster.local.", qtype: dns.TypeA,
 			ns: []string{soa},
+		},
+	})
+}
+
+func TestDuplicatesAnswerOnce(t *testing.T) {
+	snap := snapshottest.Build(t, "/skydns", map[string]string{
+		"/skydns/local/cluster/svc/default/web/a1": `{"host":"10.96.0.1"}`,
+		"/skydns/local/cluster/dupsrv/a":           `{"host":"t.example.net.","port":80}`,
+		"/skydns/local/cluster/dupsrv/b":           `{"host":"t.example.net","port":80}`,
+		"/skydns/local/cluster/dupsrv/c":           `{"host":"u.example.net.","port":80}`,
+		"/skydns/local/cluster/dupprio/a":          `{"host":"t.example.net.","port":80}`,
+		"/skydns/local/cluster/dupprio/b":          `{"host":"t.example.net.","port":80,"priority":20}`,
+		"/skydns/local/cluster/dupzone/a":          `{"host":"web.default.svc.cluster.local.","port":443}`,
+		"/skydns/local/cluster/dupzone/b":          `{"host":"web.default.svc.cluster.local.","port":443}`,
+		"/skydns/local/cluster/dupmx/a":            `{"host":"mx.example.net.","mail":true}`,
+		"/skydns/local/cluster/dupmx/b":            `{"host":"mx.example.net.","mail":true}`,
+		"/skydns/local/cluster/dupaddr/x/a":        `{"host":"10.0.0.1"}`,
+		"/skydns/local/cluster/dupaddr/y/a":        `{"host":"10.0.0.1"}`,
+		"/skydns/local/cluster/dupaddr/y/b":        `{"host":"10.0.0.2"}`,
+	})
+	runCases(t, newResolver(t), snap, []testCase{
+		{
+			name: "two keys with the same target and port give one SRV, and weights count it once", qname: "dupsrv.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{
+				"dupsrv.cluster.local. 30 IN SRV 10 50 80 t.example.net.",
+				"dupsrv.cluster.local. 30 IN SRV 10 50 80 u.example.net.",
+			},
+		},
+		{
+			name: "the same target and port at two priorities are two SRVs", qname: "dupprio.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{
+				"dupprio.cluster.local. 30 IN SRV 10 100 80 t.example.net.",
+				"dupprio.cluster.local. 30 IN SRV 20 100 80 t.example.net.",
+			},
+		},
+		{
+			name: "a duplicate in-zone target gives one SRV and one set of glue", qname: "dupzone.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{"dupzone.cluster.local. 30 IN SRV 10 100 443 web.default.svc.cluster.local."},
+			extra:  []string{"web.default.svc.cluster.local. 30 IN A 10.96.0.1"},
+		},
+		{
+			name: "two keys with the same mail host give one MX", qname: "dupmx.cluster.local.", qtype: dns.TypeMX,
+			answer: []string{"dupmx.cluster.local. 30 IN MX 10 mx.example.net."},
+		},
+		{
+			name: "the same address in two subtrees answers once", qname: "dupaddr.cluster.local.", qtype: dns.TypeA,
+			answer: []string{"dupaddr.cluster.local. 30 IN A 10.0.0.1", "dupaddr.cluster.local. 30 IN A 10.0.0.2"},
 		},
 	})
 }

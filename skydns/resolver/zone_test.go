@@ -1,9 +1,13 @@
 package resolver_test
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
 
 const soa4 = "in-addr.arpa. 30 IN SOA ns.dns.in-addr.arpa. hostmaster.in-addr.arpa. 1 7200 1800 86400 30"
@@ -111,6 +115,59 @@ func TestReverse(t *testing.T) {
 		},
 		{
 			name: "PTR only reads the exact key", qname: "web.default.svc.cluster.local.", qtype: dns.TypePTR,
+			ns: []string{soa},
+		},
+	})
+}
+
+// TestSynthesizedNS shows the apex NS RRset when no record lives under
+// dns/ns: ns.dns.<zone>, resolving to the configured addresses.
+func TestSynthesizedNS(t *testing.T) {
+	r, err := resolver.New(resolver.Config{
+		Zones:   []string{"cluster.local."},
+		NSAddrs: []netip.Addr{netip.MustParseAddr("10.96.0.10"), netip.MustParseAddr("fd00:10:96::a")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshottest.Build(t, "/skydns", map[string]string{
+		"/skydns/local/cluster/svc/default/web/a1": `{"host":"10.96.0.1"}`,
+	})
+	runCases(t, r, snap, []testCase{
+		{
+			name: "the apex NS names the SOA's primary server, with its addresses as glue", qname: "cluster.local.", qtype: dns.TypeNS,
+			answer: []string{"cluster.local. 30 IN NS ns.dns.cluster.local."},
+			extra:  []string{"ns.dns.cluster.local. 30 IN A 10.96.0.10", "ns.dns.cluster.local. 30 IN AAAA fd00:10:96::a"},
+		},
+		{
+			name: "the name server's name answers A with the configured IPv4 address", qname: "NS.dns.cluster.local.", qtype: dns.TypeA,
+			answer: []string{"NS.dns.cluster.local. 30 IN A 10.96.0.10"},
+		},
+		{
+			name: "the name server's name answers AAAA with the configured IPv6 address", qname: "ns.dns.cluster.local.", qtype: dns.TypeAAAA,
+			answer: []string{"ns.dns.cluster.local. 30 IN AAAA fd00:10:96::a"},
+		},
+		{
+			name: "the name server's name exists for other types: NODATA", qname: "ns.dns.cluster.local.", qtype: dns.TypeTXT,
+			ns: []string{soa},
+		},
+		{
+			name: "a reverse zone's apex NS is synthesized too", qname: "in-addr.arpa.", qtype: dns.TypeNS,
+			answer: []string{"in-addr.arpa. 30 IN NS ns.dns.in-addr.arpa."},
+			extra:  []string{"ns.dns.in-addr.arpa. 30 IN A 10.96.0.10", "ns.dns.in-addr.arpa. 30 IN AAAA fd00:10:96::a"},
+		},
+		{
+			name: "a reverse zone's name server answers its address", qname: "ns.dns.in-addr.arpa.", qtype: dns.TypeA,
+			answer: []string{"ns.dns.in-addr.arpa. 30 IN A 10.96.0.10"},
+		},
+	})
+	runCases(t, newResolver(t), snap, []testCase{
+		{
+			name: "without configured addresses the apex NS is still there, and its name is NODATA", qname: "cluster.local.", qtype: dns.TypeNS,
+			answer: []string{"cluster.local. 30 IN NS ns.dns.cluster.local."},
+		},
+		{
+			name: "without configured addresses the name server's name exists with no address", qname: "ns.dns.cluster.local.", qtype: dns.TypeA,
 			ns: []string{soa},
 		},
 	})

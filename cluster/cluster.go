@@ -1,0 +1,194 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubesky/kubesky/internal/kubeproc"
+)
+
+// Timeouts of the start-up steps.
+const (
+	componentTimeout = 2 * time.Minute
+	deployTimeout    = 3 * time.Minute
+	stopGrace        = 10 * time.Second
+)
+
+// Cluster is a running cluster. Stop it with Stop.
+type Cluster struct {
+	cfg    Config
+	files  *kubeproc.APIServerFiles
+	procs  *kubeproc.Group
+	holder *kubeproc.Process
+	// Config reaches the API server as the admin user, from this process
+	// (it dials inside the namespace).
+	Config *rest.Config
+	Client kubernetes.Interface
+}
+
+// Start builds what is missing, starts every component and deploys
+// kubesky, printing progress to cfg.Out. On failure it stops what it
+// started and returns the error.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	c := &Cluster{cfg: cfg, procs: kubeproc.NewGroup()}
+	if err := c.start(ctx); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Exited receives each process of the cluster that exits.
+func (c *Cluster) Exited() <-chan *kubeproc.Process { return c.procs.Exited }
+
+// Cfg is the configuration the cluster was started with.
+func (c *Cluster) Cfg() Config { return c.cfg }
+
+func (c *Cluster) start(ctx context.Context) error {
+	total := time.Now()
+	if err := c.step("cleaning up after an earlier run", func() error { return Clean(c.cfg) }); err != nil {
+		return err
+	}
+	var tars []string
+	if err := c.step("images", func() (err error) { tars, err = c.cfg.buildImages(); return err }); err != nil {
+		return err
+	}
+	if err := c.step("network namespace "+c.cfg.NetNS+" and configuration", c.prepare); err != nil {
+		return err
+	}
+	if err := c.startAll(ctx, c.controlPlane()); err != nil {
+		return err
+	}
+	if err := c.step("node mount namespace", c.startHolder); err != nil {
+		return err
+	}
+	node := c.node()
+	if err := c.startAll(ctx, node[:1]); err != nil {
+		return err
+	}
+	if err := c.step(fmt.Sprintf("importing %d images", len(tars)), func() error { return c.cfg.importImages(tars) }); err != nil {
+		return err
+	}
+	if err := c.startAll(ctx, append(c.controllers(), node[1:]...)); err != nil {
+		return err
+	}
+	if err := c.step("kubesky: kubectl apply -k cluster/overlay (deploy/kubernetes)", func() error { return c.deploy(ctx) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.cfg.Out, "cluster up in %s\n", time.Since(total).Round(time.Second))
+	return nil
+}
+
+// step runs fn, printing its name and how long it took.
+func (c *Cluster) step(name string, fn func() error) error {
+	start := time.Now()
+	fmt.Fprintf(c.cfg.Out, "%s...\n", name)
+	if err := fn(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	fmt.Fprintf(c.cfg.Out, "  done in %s\n", time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// prepare writes the PKI, the kubeconfig and the node's files, and creates
+// the network namespace.
+func (c *Cluster) prepare() error {
+	p := c.cfg.paths()
+	if err := os.RemoveAll(p.run); err != nil {
+		return err
+	}
+	for _, dir := range []string{p.logs, p.etcd} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	c.files = kubeproc.APIServerFilesIn(p.pki)
+	if err := c.files.Write(kubeproc.PKIOptions{ExtraNames: []string{NodeIP}}); err != nil {
+		return err
+	}
+	url := fmt.Sprintf("https://%s:%d", NodeIP, APIPort)
+	if err := c.files.WriteKubeconfig(p.kubeconfig, url); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", p.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.Dial = DialInNetNS(c.cfg.NetNS)
+	cfg.QPS, cfg.Burst = 50, 100
+	c.Config = cfg
+	if c.Client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if err := c.cfg.writeNodeFiles(); err != nil {
+		return err
+	}
+	return createNetNS(c.cfg.NetNS, c.cfg.netnsDirMarker())
+}
+
+// startHolder starts the process that owns the node's private mount
+// namespace (see holderScript).
+func (c *Cluster) startHolder() error {
+	p := c.cfg.paths()
+	var err error
+	c.holder, err = c.procs.Start(kubeproc.Spec{
+		Name: "mount-namespace-holder",
+		Path: "nsenter",
+		Args: []string{"--net=" + NetNSPath(c.cfg.NetNS), "--", "unshare", "--mount", "--propagation", "private",
+			"sh", filepath.Join(p.run, "holder.sh")},
+		Log: filepath.Join(p.logs, "holder.log"),
+	})
+	if err != nil {
+		return err
+	}
+	return poll(context.Background(), 10*time.Second, func(context.Context) error {
+		if err := c.holder.ExitError(); err != nil {
+			return permanent(err)
+		}
+		if kubeproc.Tail(c.holder.Log, 1) != "holder ready" {
+			return errors.New("not ready yet")
+		}
+		return nil
+	})
+}
+
+// startAll starts the components in order, each once the one before is
+// ready.
+func (c *Cluster) startAll(ctx context.Context, comps []component) error {
+	for _, comp := range comps {
+		start := time.Now()
+		fmt.Fprintf(c.cfg.Out, "%s...\n", comp.name)
+		proc, err := c.procs.Start(c.spec(comp))
+		if err != nil {
+			return err
+		}
+		err = poll(ctx, componentTimeout, func(ctx context.Context) error {
+			if err := proc.ExitError(); err != nil {
+				return permanent(err)
+			}
+			return comp.ready(ctx)
+		})
+		if err != nil {
+			return fmt.Errorf("%s not ready (log %s): %w", comp.name, proc.Log, err)
+		}
+		fmt.Fprintf(c.cfg.Out, "  ready in %s\n", time.Since(start).Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+// Stop stops every process, last started first, then removes what the node
+// left: its pods' processes and cgroups, and the network namespace.
+func (c *Cluster) Stop() {
+	c.procs.StopAll(stopGrace, func(name string) { fmt.Fprintf(c.cfg.Out, "stopping %s\n", name) })
+	if err := Clean(c.cfg); err != nil {
+		fmt.Fprintf(c.cfg.Out, "cleaning up: %v\n", err)
+	}
+}

@@ -1,0 +1,111 @@
+package clustertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubesky/kubesky/cluster"
+)
+
+// conformanceTimeout bounds the e2e run.
+const conformanceTimeout = 20 * time.Minute
+
+// TestConformance runs Kubernetes' own e2e tests selected by
+// KUBESKY_CONFORMANCE_FOCUS (make conformance: every [sig-network] DNS test
+// tagged [Conformance]) with bin/e2e.test inside the cluster's namespace,
+// and logs each spec's outcome.
+func TestConformance(t *testing.T) {
+	focus := os.Getenv("KUBESKY_CONFORMANCE_FOCUS")
+	if focus == "" {
+		focus = `\[sig-network\] DNS.*\[Conformance\]`
+	}
+	c := startCluster(t)
+	e2e, err := filepath.Abs(filepath.Join(c.Cfg().BinDir, "e2e.test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(e2e); err != nil {
+		t.Fatalf("%v: build it with integration/tools/build.sh conformance", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), conformanceTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "e2e.log"), filepath.Join(dir, "e2e.json")
+	args := []string{"--net=" + cluster.NetNSPath(c.Cfg().NetNS), "--", e2e,
+		"--kubeconfig=" + c.Cfg().Kubeconfig(),
+		"--provider=local",
+		"--ginkgo.focus=" + focus,
+		"--ginkgo.no-color",
+		"--ginkgo.v",
+		"--ginkgo.json-report=" + report,
+		"--test.timeout=" + conformanceTimeout.String(),
+	}
+	log, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "nsenter", args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	runErr := cmd.Run()
+	log.Close()
+	summary, passed, ran := specSummary(t, report)
+	t.Logf("e2e: %d passed of %d\n%s", passed, ran, summary)
+	if ran == 0 {
+		t.Errorf("no spec matched %q", focus)
+	}
+	if runErr != nil {
+		t.Errorf("e2e.test: %v; the end of its output:\n%s", runErr, tailFile(out))
+	}
+}
+
+// specReport is the part of a ginkgo JSON report (--ginkgo.json-report)
+// the summary needs.
+type specReport struct {
+	ContainerHierarchyTexts []string
+	LeafNodeText            string
+	LeafNodeLabels          []string
+	State                   string
+	RunTime                 time.Duration
+	Failure                 struct{ Message string }
+}
+
+// specSummary returns one line per spec that ran (its outcome, time and
+// name, and the failure's message), and the count passed.
+func specSummary(t *testing.T, path string) (string, int, int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the e2e report: %v", err)
+	}
+	var suites []struct{ SpecReports []specReport }
+	if err := json.Unmarshal(data, &suites); err != nil {
+		t.Fatalf("the e2e report %s: %v", path, err)
+	}
+	var lines []string
+	ran, passed := 0, 0
+	for _, suite := range suites {
+		for _, spec := range suite.SpecReports {
+			if spec.LeafNodeText == "" || spec.State == "skipped" {
+				continue
+			}
+			ran++
+			if spec.State == "passed" {
+				passed++
+			}
+			name := strings.Join(append(spec.ContainerHierarchyTexts, spec.LeafNodeText), " ")
+			line := fmt.Sprintf("%-7s %6s  %s", spec.State, spec.RunTime.Round(time.Second), name)
+			if spec.Failure.Message != "" {
+				line += "\n        " + strings.ReplaceAll(spec.Failure.Message, "\n", "\n        ")
+			}
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n"), passed, ran
+}

@@ -1,0 +1,192 @@
+package clustertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/cluster"
+)
+
+// startCluster starts the cluster for one test and stops it at the end,
+// then checks the host is as it was before. It skips (saying why) unless
+// KUBESKY_CLUSTER_TEST=1, and fails when not root.
+func startCluster(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
+		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("the cluster tests need root")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cluster.DefaultConfig(repo)
+	cfg.Out = testWriter{t}
+	before := readHostState(t)
+	t.Cleanup(func() { checkHostUnchanged(t, before) })
+	c, err := cluster.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, name := range []string{"kubelet", "containerd", "kube-proxy"} {
+				t.Logf("--- end of %s.log:\n%s", name, tailFile(filepath.Join(cfg.DataDir, "run", "logs", name+".log")))
+			}
+		}
+		c.Stop()
+	})
+	return c
+}
+
+// testWriter prints the cluster's progress through t.Log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func tailFile(path string) string {
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
+
+// kubectl runs kubectl in the cluster with stdin, failing the test on error.
+func kubectl(t *testing.T, c *cluster.Cluster, stdin []byte, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := c.Cfg().Kubectl(ctx, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// exec runs a command in a pod's container and returns its output, whatever
+// its exit status (a failed lookup is data, not an error).
+func execIn(t *testing.T, c *cluster.Cluster, pod string, command ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, _ := c.Cfg().Kubectl(ctx, append([]string{"exec", pod, "--"}, command...)...).CombinedOutput()
+	return string(out)
+}
+
+// waitPodsReady waits until the named pods in default are Ready.
+func waitPodsReady(t *testing.T, c *cluster.Cluster, names ...string) {
+	t.Helper()
+	eventually(t, 2*time.Minute, func() error {
+		for _, name := range names {
+			pod, err := c.Client.CoreV1().Pods("default").Get(t.Context(), name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if !podReady(pod) {
+				return fmt.Errorf("pod %s: %s, not Ready", name, pod.Status.Phase)
+			}
+		}
+		return nil
+	})
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, cond := range pod.Status.Conditions {
+		if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+			return pod.DeletionTimestamp == nil
+		}
+	}
+	return false
+}
+
+// eventually polls cond every 200ms until it is nil, failing the test with
+// its last error after timeout.
+func eventually(t *testing.T, timeout time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not done after %s: %v", timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond) // the polling interval, not a wait for a condition
+	}
+}
+
+// hostState is what the cluster must not change on the host.
+type hostState struct {
+	sysctls       map[string]string
+	varLibKubelet bool
+	netns         string
+	runNetns      bool // /run/netns exists
+	podCgroups    []string
+	kubeChains    int
+}
+
+func readHostState(t *testing.T) hostState {
+	t.Helper()
+	s := hostState{sysctls: map[string]string{}}
+	for _, path := range cluster.MaskedSysctls() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.sysctls[path] = strings.TrimSpace(string(data))
+	}
+	_, err := os.Stat("/var/lib/kubelet")
+	s.varLibKubelet = err == nil
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	s.netns = string(out)
+	_, err = os.Stat("/run/netns")
+	s.runNetns = err == nil
+	s.podCgroups = cluster.PodCgroups()
+	rules, _ := exec.Command("iptables-save").Output()
+	s.kubeChains = strings.Count(string(rules), "KUBE-")
+	return s
+}
+
+// checkHostUnchanged compares the host with what it was before the cluster.
+func checkHostUnchanged(t *testing.T, before hostState) {
+	t.Helper()
+	after := readHostState(t)
+	for path, value := range before.sysctls {
+		if after.sysctls[path] != value {
+			t.Errorf("%s is %s after the cluster, was %s", path, after.sysctls[path], value)
+		}
+	}
+	if after.varLibKubelet != before.varLibKubelet {
+		t.Errorf("/var/lib/kubelet exists: %v, before: %v", after.varLibKubelet, before.varLibKubelet)
+	}
+	if after.netns != before.netns {
+		t.Errorf("network namespaces after the cluster:\n%s\nbefore:\n%s", after.netns, before.netns)
+	}
+	if after.runNetns != before.runNetns {
+		t.Errorf("/run/netns exists: %v, before: %v", after.runNetns, before.runNetns)
+	}
+	if len(after.podCgroups) > len(before.podCgroups) {
+		t.Errorf("pod cgroups left behind: %v", after.podCgroups)
+	}
+	if after.kubeChains != before.kubeChains {
+		t.Errorf("host iptables: %d KUBE- mentions, before %d", after.kubeChains, before.kubeChains)
+	}
+	t.Logf("host unchanged: %d kernel settings, /var/lib/kubelet, network namespaces, pod cgroups, iptables", len(before.sysctls))
+}

@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// poll calls cond until it returns nil, ctx ends, timeout passes, or cond
+// returns an error made by permanent. The interval starts at 100ms and
+// doubles up to 1s.
+func poll(ctx context.Context, timeout time.Duration, cond func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	interval := 100 * time.Millisecond
+	for {
+		err := cond(ctx)
+		if err == nil {
+			return nil
+		}
+		var p permanentError
+		if errors.As(err, &p) {
+			return p.err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not done after %s: %w", timeout, err)
+		case <-time.After(interval):
+		}
+		interval = min(2*interval, time.Second)
+	}
+}
+
+// permanent wraps err so that poll returns it at once.
+func permanent(err error) error { return permanentError{err} }
+
+type permanentError struct{ err error }
+
+func (p permanentError) Error() string { return p.err.Error() }
+
+// httpOK returns nil when url, inside the namespace, answers 200. The
+// components' self-signed certificates are not verified: only readiness
+// matters here.
+func (c *Cluster) httpOK(ctx context.Context, url string) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		DialContext:     DialInNetNS(c.cfg.NetNS),
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+func (c *Cluster) apiserverReady(ctx context.Context) error {
+	body, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("GET /readyz: %w: %s", err, body)
+	}
+	return nil
+}
+
+// nodeReady is nil once the node has registered and says Ready.
+func (c *Cluster) nodeReady(ctx context.Context) error {
+	node, err := c.Client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	return fmt.Errorf("node %s not Ready", NodeName)
+}
+
+// upstreamReady asks the stand-in upstream for one of its names.
+func (c *Cluster) upstreamReady(ctx context.Context) error {
+	_, err := c.Exchange(ctx, UpstreamIP+":53", "www.example.org.", dns.TypeA)
+	return err
+}
+
+// Exchange sends one DNS query over UDP from inside the namespace.
+func (c *Cluster) Exchange(ctx context.Context, server, name string, qtype uint16) (*dns.Msg, error) {
+	conn, err := DialInNetNS(c.cfg.NetNS)(ctx, "udp", server)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	m := new(dns.Msg)
+	m.SetQuestion(name, qtype)
+	client := &dns.Client{Timeout: 2 * time.Second}
+	reply, _, err := client.ExchangeWithConnContext(ctx, m, &dns.Conn{Conn: conn})
+	return reply, err
+}

@@ -1,0 +1,109 @@
+// Command kubesky-cluster runs a real single-node Kubernetes with kubesky as
+// its cluster DNS, inside a network namespace of its own, until Ctrl-C (see
+// package cluster and docs/cluster.md). It must run as root.
+//
+//	kubesky-cluster up        build what is missing, start, wait for Ctrl-C, stop
+//	kubesky-cluster clean     remove what a crashed run left (processes, cgroups, namespace)
+//	kubesky-cluster upstream  the stand-in upstream resolver (started by up, inside the namespace)
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/cluster"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: kubesky-cluster up|clean|upstream [flags]")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	fs := pflag.NewFlagSet(args[0], pflag.ContinueOnError)
+	repo := fs.String("repo", ".", "the kubesky repository (deploy/, cluster/overlay, bin/)")
+	dataDir := fs.String("data-dir", "", "where the cluster keeps images and state (default <repo>/.cache/cluster)")
+	addr := fs.String("addr", cluster.UpstreamIP+":53", "upstream: the address to answer on")
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args[1:]); err != nil {
+		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
+		return 2
+	}
+	cfg := cluster.DefaultConfig(absolute(*repo))
+	if *dataDir != "" {
+		cfg.DataDir = absolute(*dataDir)
+	}
+	cfg.Out = stdout
+	var err error
+	switch args[0] {
+	case "up":
+		err = up(ctx, cfg, stdout)
+	case "clean":
+		err = cluster.Clean(cfg)
+	case "upstream":
+		err = cluster.ServeUpstream(ctx, *addr)
+	default:
+		fmt.Fprintf(stderr, "kubesky-cluster: unknown command %q\n", args[0])
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// up starts the cluster, prints how to use it, and stops it on a signal or
+// when one of its processes exits.
+func up(ctx context.Context, cfg cluster.Config, w io.Writer) error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("must run as root (it creates a network namespace and runs a kubelet)")
+	}
+	c, err := cluster.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Stop()
+	fmt.Fprint(w, guide(cfg))
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(w, "\nstopping the cluster")
+		return nil
+	case p := <-c.Exited():
+		return p.ExitError()
+	}
+}
+
+func guide(cfg cluster.Config) string {
+	kubectl := fmt.Sprintf("ip netns exec %s %s --kubeconfig %s", cfg.NetNS, filepath.Join(cfg.BinDir, "kubectl"), cfg.Kubeconfig())
+	return fmt.Sprintf(`
+The cluster runs inside the network namespace %[1]s, with kubesky as its DNS (kube-dns, %[2]s).
+In another terminal (as root):
+
+  alias k='%[3]s'
+  k get pods -A
+  k run -it --rm client --image=%[4]s --image-pull-policy=Never --restart=Never -- nslookup kubernetes
+
+Ctrl-C stops everything and removes the namespace.
+`, cfg.NetNS, cluster.ClusterDNS, kubectl, cluster.ClientImage)
+}
+
+func absolute(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	return abs
+}

@@ -1,0 +1,29 @@
+# A real single-node Kubernetes with kubesky as its cluster DNS, inside one network namespace
+# (package cluster, cmd/kubesky-cluster; see docs/cluster.md). Every target needs root.
+
+CLUSTER_GO_TEST := $(GO) test -count=1 -v
+CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
+
+.PHONY: cluster cluster-tools cluster-clean test-cluster conformance
+
+cluster: build cluster-tools ## a real Kubernetes node with kubesky as its DNS, in netns kubesky, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
+	@exec $(BIN)/kubesky-cluster up --repo .
+
+# with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
+with_ticker = start=$$(date +%s); \
+	( while sleep 30; do echo "  ... still building ($$(( $$(date +%s) - start ))s)"; done ) & ticker=$$!; \
+	$(1); rc=$$?; kill $$ticker 2>/dev/null; exit $$rc
+
+# cluster-tools builds the Kubernetes servers and node binaries (once).
+cluster-tools:
+	@$(call with_ticker,integration/tools/build.sh servers && integration/tools/build.sh node)
+
+cluster-clean: build ## remove what a crashed `make cluster` left (processes, cgroups, the namespace)
+	$(BIN)/kubesky-cluster clean --repo .
+
+test-cluster: build cluster-tools ## the real cluster: lookups from pods (busybox and glibc), a kubesky pod deleted under load, the host left as it was (root)
+	KUBESKY_CLUSTER_TEST=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestCluster$$' ./cluster/clustertest/
+
+conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root)
+	@$(call with_ticker,integration/tools/build.sh conformance)
+	KUBESKY_CLUSTER_TEST=1 KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' $(CLUSTER_GO_TEST) -timeout 30m -run '^TestConformance$$' ./cluster/clustertest/
