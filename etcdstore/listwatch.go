@@ -10,6 +10,8 @@ import (
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Source is the part of an etcd client a ListWatcher uses.
@@ -19,31 +21,6 @@ type Source interface {
 }
 
 var _ Source = (*clientv3.Client)(nil)
-
-// EventType says whether an event stores or removes a key.
-type EventType int
-
-// The event types.
-const (
-	Put EventType = iota
-	Delete
-)
-
-// Event is one change to one key.
-type Event struct {
-	Type  EventType
-	Key   string
-	Value []byte // nil for Delete
-}
-
-// Update is what a ListWatcher delivers: either the complete content of the
-// prefix at Revision (Full, every event a Put), or all the changes that
-// etcd committed in the one revision Revision.
-type Update struct {
-	Revision int64
-	Full     bool
-	Events   []Event
-}
 
 // State is the health of the list-then-watch loop.
 type State struct {
@@ -78,7 +55,7 @@ type ListWatcher struct {
 	// watch is quiet (default 2s).
 	ProbeInterval time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
-	OnUpdate func(Update)
+	OnUpdate func(contract.Update)
 	// OnState receives every change of State, Confirmed's included (at
 	// least once a ProbeInterval while etcd answers).
 	OnState func(State)
@@ -142,7 +119,7 @@ func (lw *ListWatcher) defaults() {
 
 // list reads the whole prefix at one revision, page by page.
 func (lw *ListWatcher) list(ctx context.Context) error {
-	var events []Event
+	var events []contract.Event
 	var revision int64
 	from, end := lw.Prefix, clientv3.GetPrefixRangeEnd(lw.Prefix)
 	for {
@@ -158,7 +135,7 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 			revision, lw.clusterID = resp.Header.Revision, resp.Header.ClusterId
 		}
 		for _, kv := range resp.Kvs {
-			events = append(events, Event{Type: Put, Key: string(kv.Key), Value: kv.Value})
+			events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
 			break
@@ -166,7 +143,7 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
 	lw.revision = revision
-	lw.OnUpdate(Update{Revision: revision, Full: true, Events: events})
+	lw.OnUpdate(contract.Update{Revision: revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
@@ -226,22 +203,22 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	for start := 0; start < len(resp.Events); {
 		revision := resp.Events[start].Kv.ModRevision
 		end := start
-		var events []Event
+		var events []contract.Event
 		for ; end < len(resp.Events) && resp.Events[end].Kv.ModRevision == revision; end++ {
 			events = append(events, convertEvent(resp.Events[end]))
 		}
 		lw.revision = revision
-		lw.OnUpdate(Update{Revision: revision, Events: events})
+		lw.OnUpdate(contract.Update{Revision: revision, Events: events})
 		start = end
 	}
 	return nil
 }
 
-func convertEvent(ev *clientv3.Event) Event {
+func convertEvent(ev *clientv3.Event) contract.Event {
 	if ev.Type == clientv3.EventTypeDelete {
-		return Event{Type: Delete, Key: string(ev.Kv.Key)}
+		return contract.Event{Type: contract.Delete, Key: string(ev.Kv.Key)}
 	}
-	return Event{Type: Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
+	return contract.Event{Type: contract.Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
 }
 
 // probe checks that etcd answers, and that it is the cluster listed; the

@@ -7,20 +7,22 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // recorder keeps what a ListWatcher delivered and mirrors it into a map.
 type recorder struct {
 	mu      sync.Mutex
-	updates []etcdstore.Update
+	updates []contract.Update
 	content map[string]string
 	state   etcdstore.State
 }
 
-func (r *recorder) onUpdate(u etcdstore.Update) {
+func (r *recorder) onUpdate(u contract.Update) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, u)
@@ -28,7 +30,7 @@ func (r *recorder) onUpdate(u etcdstore.Update) {
 		r.content = map[string]string{}
 	}
 	for _, ev := range u.Events {
-		if ev.Type == etcdstore.Delete {
+		if ev.Type == contract.Delete {
 			delete(r.content, ev.Key)
 		} else {
 			r.content[ev.Key] = string(ev.Value)
@@ -49,10 +51,10 @@ func (r *recorder) get(key string) (string, bool) {
 	return v, ok
 }
 
-func (r *recorder) snapshot() ([]etcdstore.Update, etcdstore.State, int) {
+func (r *recorder) snapshot() ([]contract.Update, etcdstore.State, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]etcdstore.Update(nil), r.updates...), r.state, len(r.content)
+	return append([]contract.Update(nil), r.updates...), r.state, len(r.content)
 }
 
 func startListWatch(t *testing.T, client *clientv3.Client, pageSize int64) *recorder {
@@ -227,7 +229,7 @@ func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
 		ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
 		// The server stops right after the list is delivered, before the
 		// watch is opened: the client's Watch then waits for a connection.
-		OnUpdate: func(u etcdstore.Update) { rec.onUpdate(u); once.Do(srv.Stop) },
+		OnUpdate: func(u contract.Update) { rec.onUpdate(u); once.Do(srv.Stop) },
 		OnState:  rec.onState,
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/kubesky/kubesky/contract"
 )
 
 // The roles a replica plays.
@@ -109,7 +110,7 @@ func (c *Controller) campaign(ctx context.Context) error {
 	defer cancel()
 	ours := fmt.Sprintf("%s/%x", c.cfg.electionPrefix(), sess.Lease())
 	observer.Go(func() { c.observeLeader(campaignCtx, el, ours) })
-	value := string(etcdstore.Record{Text: c.cfg.identity(), Owner: c.owner}.Encode())
+	value := string(contract.Record{Text: c.cfg.identity(), Owner: c.owner}.Encode())
 	if err := el.Campaign(campaignCtx, value); err != nil {
 		return fmt.Errorf("campaigning: %w", err)
 	}

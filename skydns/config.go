@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
@@ -125,7 +126,7 @@ func DefaultConfig() Config {
 		TCP:               DefaultTCPLimits(),
 		HTTPAddr:          "127.0.0.1:8081",
 		Zones:             []string{"cluster.local."},
-		Prefix:            etcdstore.DefaultPrefix,
+		Prefix:            contract.DefaultPrefix,
 		TTL:               30,
 		PodRecords:        string(resolver.PodsDisabled),
 		Rotate:            true,

@@ -11,7 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -35,7 +35,7 @@ func TestAnswersFollowEtcd(t *testing.T) {
 			})
 		})
 		t.Run("a delete is answered over "+proto, func(t *testing.T) {
-			etcd.Delete(t, etcdstore.Key(etcdstore.DefaultPrefix, web)+"/a1")
+			etcd.Delete(t, contract.Key(contract.DefaultPrefix, web)+"/a1")
 			eventually(t, "answer after delete", func() string {
 				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeNameError)
 			})
@@ -55,7 +55,7 @@ func TestTxnIsNeverSeenHalfApplied(t *testing.T) {
 	const n = 50
 	etcd, d := startWithEtcd(t)
 	const batch = "batch.default.svc.cluster.local."
-	key := etcdstore.Key(etcdstore.DefaultPrefix, batch)
+	key := contract.Key(contract.DefaultPrefix, batch)
 	var old []clientv3.Op
 	for i := range n {
 		old = append(old, clientv3.OpPut(fmt.Sprintf("%s/old%d", key, i), fmt.Sprintf(`{"host":"10.1.0.%d"}`, i)))

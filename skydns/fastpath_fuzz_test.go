@@ -12,7 +12,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -34,7 +34,7 @@ import (
 // whose answer needs more than 512 bytes.
 func fuzzRecords() map[string]string {
 	r := map[string]string{}
-	add := func(name, label, value string) { r[etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label] = value }
+	add := func(name, label, value string) { r[contract.Key(contract.DefaultPrefix, name)+"/"+label] = value }
 	svc := func(s string) string { return s + ".default.svc.cluster.local." }
 	add(svc("web"), "a1", `{"host":"10.96.0.1"}`)
 	add(svc("web"), "a2", `{"host":"fd00::1","ttl":60}`)
@@ -170,9 +170,9 @@ func newDifferential(tb testing.TB) *differential {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := NewMirror(etcdstore.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
+	m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
 	changes := fastpath.NewChanges()
-	m.beforePublish = recordChanges(changes, etcdstore.DefaultPrefix)
+	m.beforePublish = recordChanges(changes, contract.DefaultPrefix)
 	m.apply(snapshottest.Update(7, fuzzRecords()))
 	a := &answerer{resolver: res, mirror: m, forwarder: chaseAll{}}
 	w := &wireAnswers{answerer: a, maxUDPSize: dnsserver.DefaultMaxUDPSize}
@@ -266,11 +266,11 @@ func (d *differential) update(i int) {
 		return
 	}
 	up := fuzzUpdates[i]
-	ev := etcdstore.Event{Type: etcdstore.Put, Key: etcdstore.Key(etcdstore.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
+	ev := contract.Event{Type: contract.Put, Key: contract.Key(contract.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
 	if up.value == "" {
-		ev.Type = etcdstore.Delete
+		ev.Type = contract.Delete
 	}
-	m.apply(etcdstore.Update{Revision: rev, Events: []etcdstore.Event{ev}})
+	m.apply(contract.Update{Revision: rev, Events: []contract.Event{ev}})
 }
 
 // mustDecline fails when the fast path declined a query it should answer:

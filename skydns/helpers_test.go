@@ -14,7 +14,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -67,7 +67,7 @@ func testLogger(t testing.TB) *slog.Logger {
 // put stores a record at the key of name plus one label.
 func put(t testing.TB, etcd *etcdtest.Server, name, label, value string) int64 {
 	t.Helper()
-	return etcd.Put(t, etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label, value)
+	return etcd.Put(t, contract.Key(contract.DefaultPrefix, name)+"/"+label, value)
 }
 
 // ask sends one query over proto ("udp" or "tcp") and returns the answer.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/skydns/forward"
 )
@@ -28,9 +28,9 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stopDaemon(t, d) })
-	key := func(flag string) string { return forward.ConfigKey(etcdstore.DefaultPrefix, flag, "cluster.local.") }
+	key := func(flag string) string { return forward.ConfigKey(contract.DefaultPrefix, flag, "cluster.local.") }
 	setting := func(flag, value string) {
-		etcd.Put(t, key(flag), string(etcdstore.Record{Text: value}.Encode()))
+		etcd.Put(t, key(flag), string(contract.Record{Text: value}.Encode()))
 	}
 	answers := func(rcode int, want ...string) func() string {
 		return func() string { return answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), rcode, want...) }

@@ -9,7 +9,7 @@ import (
 	"github.com/miekg/dns"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -56,7 +56,7 @@ func TestLargeAnswers(t *testing.T) {
 // putMany writes n A records for name in transactions of 100 keys.
 func putMany(t *testing.T, etcd *etcdtest.Server, name string, n int) {
 	t.Helper()
-	key := etcdstore.Key(etcdstore.DefaultPrefix, name)
+	key := contract.Key(contract.DefaultPrefix, name)
 	var ops []clientv3.Op
 	for i := range n {
 		ops = append(ops, clientv3.OpPut(fmt.Sprintf("%s/r%d", key, i), fmt.Sprintf(`{"host":"10.3.%d.%d"}`, i/256, i%256)))

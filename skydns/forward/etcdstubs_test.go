@@ -7,13 +7,14 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
 func TestStubsFromSnapshot(t *testing.T) {
-	snap, errs := snapshot.Empty("/skydns").Apply(etcdstore.Update{Revision: 2, Full: true, Events: []etcdstore.Event{
+	snap, errs := snapshot.Empty("/skydns").Apply(contract.Update{Revision: 2, Full: true, Events: []contract.Event{
 		{Key: "/skydns/local/cluster/dns/stub/corp/example/ns1", Value: []byte(`{"host":"10.0.0.53","port":53}`)},
 		{Key: "/skydns/local/cluster/dns/stub/corp/example/ns2", Value: []byte(`{"host":"10.0.0.54"}`)},
 		{Key: "/skydns/local/cluster/dns/stub/net/other/x", Value: []byte(`{"host":"ns.other.net."}`)},
@@ -45,7 +46,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 	key := StubKeyPrefix("/skydns", "cluster.local.") + "corp/example/ns1"
 	t.Run("a stub record put in etcd routes its domain at once", func(t *testing.T) {
 		host, port := splitHostPort(t, stub.addr)
-		value := etcdstore.Record{Host: host, Port: port}.Encode()
+		value := contract.Record{Host: host, Port: port}.Encode()
 		if _, err := etcd.Client.Put(t.Context(), key, string(value)); err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 func mirrorStubs(t *testing.T, etcd *etcdtest.Server, f *Forwarder, zone string) {
 	t.Helper()
 	snap := snapshot.Empty("/skydns")
-	lw := &etcdstore.ListWatcher{Source: etcd.Client, Prefix: "/skydns/", OnUpdate: func(u etcdstore.Update) {
+	lw := &etcdstore.ListWatcher{Source: etcd.Client, Prefix: "/skydns/", OnUpdate: func(u contract.Update) {
 		snap, _ = snap.Apply(u)
 		f.SetStubsFrom(snap, []string{zone})
 	}}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 func TestFlagsDefaultToTheFullComparison(t *testing.T) {
@@ -77,7 +77,7 @@ func TestBurstRecordsAreNewAndValid(t *testing.T) {
 	kvs := burstRecords("burst1", 300)
 	seen := map[string]bool{}
 	for _, kv := range kvs {
-		if _, err := etcdstore.Decode(kv.Key, []byte(kv.Value)); err != nil {
+		if _, err := contract.Decode(kv.Key, []byte(kv.Value)); err != nil {
 			t.Fatal(err)
 		}
 		seen[kv.Key] = true
