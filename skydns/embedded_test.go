@@ -13,6 +13,7 @@ import (
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestEmbeddedEtcd(t *testing.T) {
@@ -29,7 +30,7 @@ func TestEmbeddedEtcd(t *testing.T) {
 		if _, err := client.Put(ctx, contract.Key(cfg.Prefix, web)+"/a1", `{"host":"10.96.0.10"}`); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answer", func() string {
+		polltest.NoComplaint(t, "answer", func() string {
 			return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 		})
 	})

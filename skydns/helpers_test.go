@@ -82,23 +82,6 @@ func exchange(proto, addr string, m *dns.Msg) (*dns.Msg, error) {
 	return resp, err
 }
 
-// eventually polls cond until it returns "" or the deadline passes, then
-// fails with cond's last complaint.
-func eventually(t testing.TB, what string, cond func() string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		complaint := cond()
-		if complaint == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %s after 15s", what, complaint)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // answerIs describes how resp differs from rcode with exactly the given
 // record data (A/AAAA addresses, CNAME targets, TXT text), in any order.
 func answerIs(resp *dns.Msg, rcode int, want ...string) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // interopRecords is the etcd content both servers read, laid out the way
@@ -84,7 +85,7 @@ func TestInterop(t *testing.T) {
 		last = etcd.Put(t, key, value)
 	}
 	d := startDaemon(t, testConfig(etcd.ClientURL()))
-	eventually(t, "skydns synced", func() string {
+	polltest.NoComplaint(t, "skydns synced", func() string {
 		if rev := d.Mirror().Snapshot().Revision(); rev < last {
 			return fmt.Sprintf("at revision %d of %d", rev, last)
 		}
@@ -189,7 +190,7 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	eventually(t, "CoreDNS answering", func() string {
+	polltest.NoComplaint(t, "CoreDNS answering", func() string {
 		_, err := exchange("tcp", addr, new(dns.Msg).SetQuestion("dns-version.cluster.local.", dns.TypeTXT))
 		if err != nil {
 			return fmt.Sprintf("%v; output:\n%s", err, out.String())

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // heldSource is a real etcd client whose watch the test can break and
@@ -79,7 +80,7 @@ func hostsOf(m *Mirror, name string) string {
 
 func waitHosts(t *testing.T, m *Mirror, name, want string) {
 	t.Helper()
-	eventually(t, "mirror of "+name, func() string {
+	polltest.NoComplaint(t, "mirror of "+name, func() string {
 		if got := hostsOf(m, name); got != want {
 			return "holding " + got + ", want " + want
 		}
@@ -135,7 +136,7 @@ func TestMirrorReadiness(t *testing.T) {
 		etcd.Stop()
 		client := etcdtest.NewClient(t, url)
 		m := runMirror(t, client, slog.New(slog.DiscardHandler))
-		eventually(t, "readiness", func() string {
+		polltest.NoComplaint(t, "readiness", func() string {
 			err := m.Ready()
 			if err == nil || !startsWith(err.Error(), "not synced: etcd unreachable since ") {
 				return fmt.Sprintf("%v", err)

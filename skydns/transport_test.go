@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // TestLargeAnswers serves one name with 200 A records (about 3.2 KB
@@ -20,7 +21,7 @@ func TestLargeAnswers(t *testing.T) {
 	const big = "big.default.svc.cluster.local."
 	etcd, d := startWithEtcd(t)
 	putMany(t, etcd, big, n)
-	eventually(t, "all records over TCP", func() string {
+	polltest.NoComplaint(t, "all records over TCP", func() string {
 		if got := len(ask(t, "tcp", d.DNSAddr(), big, dns.TypeA).Answer); got != n {
 			return fmt.Sprintf("%d answers", got)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -50,7 +51,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 		if _, err := etcd.Client.Put(t.Context(), key, string(value)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answered by the stub server", func() bool {
+		polltest.True(t, "answered by the stub server", func() bool {
 			m := ask(t, f, "www.example.corp.", dns.TypeA)
 			return len(m.Answer) == 1 && m.Answer[0].(*dns.A).A.String() == "192.0.2.9"
 		})
@@ -60,7 +61,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 		if _, err := etcd.Client.Delete(t.Context(), key); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answered by the default upstream", func() bool {
+		polltest.True(t, "answered by the default upstream", func() bool {
 			m := ask(t, f, "www.example.corp.", dns.TypeA)
 			return len(m.Answer) == 1 && m.Answer[0].(*dns.A).A.String() == "192.0.2.1"
 		})
