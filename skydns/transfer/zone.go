@@ -11,7 +11,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
-// dataTypes are the types asked at every name of a zone, after CNAME.
+// dataTypes are the types asked at every name of a zone, besides CNAME.
 var dataTypes = []uint16{dns.TypeNS, dns.TypeA, dns.TypeAAAA, dns.TypeTXT, dns.TypeSRV, dns.TypeMX, dns.TypePTR}
 
 // Records returns zone as a transfer carries it: the SOA, every record of
@@ -25,7 +25,7 @@ func Records(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) (rrs 
 	}
 	rrs = []dns.RR{soa}
 	for _, name := range Names(res, snap, zone) {
-		rrs = appendName(rrs, res, snap, name)
+		rrs = appendName(rrs, res, snap, name, name == zone)
 	}
 	return append(rrs, soa), true
 }
@@ -75,16 +75,67 @@ func Names(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) []strin
 // CNAME for address questions and with SRV or MX records for those: the
 // CNAME stands for the name unless the name has MX records or SRV records
 // with a port (kube2sky's _<port>._<proto> names).
-func appendName(out []dns.RR, res *resolver.Resolver, snap *snapshot.Snapshot, name string) []dns.RR {
+func appendName(out []dns.RR, res *resolver.Resolver, snap *snapshot.Snapshot, name string, apex bool) []dns.RR {
+	kinds := kindsAt(snap, name, apex)
 	var data []dns.RR
 	for _, qtype := range dataTypes {
-		data = append(data, owned(ask(res, snap, name, qtype), name, qtype)...)
+		if kinds.may(qtype) {
+			data = append(data, owned(ask(res, snap, name, qtype), name, qtype)...)
+		}
+	}
+	if !kinds.may(dns.TypeCNAME) {
+		return append(out, data...)
 	}
 	cname := owned(ask(res, snap, name, dns.TypeCNAME), name, dns.TypeCNAME)
 	if len(cname) > 0 && !servesPorts(data) {
 		return append(out, cname...)
 	}
 	return append(out, data...)
+}
+
+// kinds says which kinds of record live at or below a name, so that only
+// the questions that may have an answer there are asked (a name's own
+// A, AAAA, TXT and MX records come from its own records; CNAME chains are
+// not its records).
+type kinds struct {
+	apex, ipv4, ipv6, text, host, mail bool
+}
+
+// kindsAt reads the records at or below name (the apex's own live at
+// apex.dns.<zone>, and the synthesized name server has addresses).
+func kindsAt(snap *snapshot.Snapshot, name string, apex bool) kinds {
+	k := kinds{apex: apex}
+	if apex {
+		name = "apex.dns." + name
+	}
+	if strings.HasPrefix(name, "ns.dns.") {
+		k.ipv4, k.ipv6 = true, true
+	}
+	for _, e := range snap.Lookup(name) {
+		k.ipv4 = k.ipv4 || len(e.IP) == 4
+		k.ipv6 = k.ipv6 || len(e.IP) == 16
+		k.text = k.text || e.Record.Text != ""
+		k.host = k.host || e.Record.Host != ""
+		k.mail = k.mail || e.Record.Mail
+	}
+	return k
+}
+
+// may reports whether a qtype question may have an answer.
+func (k kinds) may(qtype uint16) bool {
+	switch qtype {
+	case dns.TypeNS:
+		return k.apex
+	case dns.TypeA:
+		return k.ipv4
+	case dns.TypeAAAA:
+		return k.ipv6
+	case dns.TypeTXT:
+		return k.text
+	case dns.TypeMX:
+		return k.mail
+	}
+	return k.host // SRV, PTR, CNAME
 }
 
 // servesPorts reports whether rrs hold an MX record or an SRV record with

@@ -191,7 +191,7 @@ func TestEnvelopesStayUnderTheirSize(t *testing.T) {
 	}
 }
 
-func newResolver(t *testing.T, zones, nsAddrs []string) *resolver.Resolver {
+func newResolver(t testing.TB, zones, nsAddrs []string) *resolver.Resolver {
 	t.Helper()
 	if zones == nil {
 		zones = []string{"cluster.local."}
