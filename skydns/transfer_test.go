@@ -1,6 +1,7 @@
 package skydns
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -9,7 +10,19 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/transfer"
 )
+
+// resolverForTest is a resolver configured as the daemon's.
+func (d *Daemon) resolverForTest(t *testing.T) *resolver.Resolver {
+	t.Helper()
+	res, err := resolver.New(d.cfg.resolverConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
 
 // transferDaemon starts etcd with one service and a daemon that lets
 // transferTo transfer; it returns the daemon and the revision of the put.
@@ -119,6 +132,37 @@ func TestAnAllowedClientTransfersTheZoneOverTCP(t *testing.T) {
 			t.Fatalf("a query after the transfer: %v, %v", resp, err)
 		}
 	})
+}
+
+func TestALargeZoneComesInSeveralMessagesWithEveryRecord(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	var rev int64
+	for i := range 400 {
+		rev = put(t, etcd, fmt.Sprintf("svc-%d.default.svc.cluster.local.", i), "a1", fmt.Sprintf(`{"host":"10.96.%d.%d"}`, i/256, i%256))
+	}
+	cfg := testConfig(etcd.ClientURL())
+	cfg.TransferTo = []string{"127.0.0.1"}
+	d := startDaemon(t, cfg)
+	eventually(t, "the last record is served", func() string {
+		return answerIs(ask(t, "udp", d.DNSAddr(), "svc-399.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.1.143")
+	})
+	m := new(dns.Msg).SetAxfr("cluster.local.")
+	envs, err := new(dns.Transfer).In(m, d.DNSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rrs []dns.RR
+	messages := 0
+	for e := range envs {
+		if e.Error != nil {
+			t.Fatalf("AXFR: %v", e.Error)
+		}
+		rrs, messages = append(rrs, e.RR...), messages+1
+	}
+	want, _ := transfer.Records(d.resolverForTest(t), d.Mirror().Snapshot(), "cluster.local.")
+	if messages < 2 || rrsText(rrs) != rrsText(want) || rrs[0].(*dns.SOA).Serial != uint32(rev) {
+		t.Fatalf("AXFR: %d records in %d messages, want the %d records of transfer.Records at serial %d in several", len(rrs), messages, len(want), rev)
+	}
 }
 
 func TestAClientOutsideTheAllowListIsRefused(t *testing.T) {
