@@ -185,6 +185,7 @@ func (d *Daemon) notifyOnChange(res *resolver.Resolver, hook func(*snapshot.Snap
 	}
 	targets, _ := transfer.ParseTargets(d.cfg.Notify) // checked by Validate
 	n := transfer.NewNotifier(targets, res.Zones(), transfer.DefaultNotifyInterval, d.logger.With("component", "notify"))
+	n.Observe = func(result string) { d.metrics.notifies.WithLabelValues(result).Inc() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); n.Run(ctx) }()
@@ -202,7 +203,8 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 		return nil
 	}
 	acl, _ := transfer.ParseACL(d.cfg.TransferTo) // checked by Validate
-	s := &transfer.Server{Resolver: res, Snapshot: d.mirror.Snapshot, ACL: acl, Logger: d.logger.With("component", "transfer")}
+	s := &transfer.Server{Resolver: res, Snapshot: d.mirror.Snapshot, ACL: acl, Logger: d.logger.With("component", "transfer"),
+		Observe: func(result string) { d.metrics.transfers.WithLabelValues(result).Inc() }}
 	return s.Transfer
 }
 

@@ -104,6 +104,13 @@ func TestAnAllowedClientTransfersTheZoneOverTCP(t *testing.T) {
 			t.Fatalf("UDP AXFR: %s with %d records, want REFUSED", dns.RcodeToString[resp.Rcode], len(resp.Answer))
 		}
 	})
+	t.Run("the transfers are counted by result", func(t *testing.T) {
+		for _, result := range []string{"transferred", "up_to_date", "not_auth"} {
+			if n := metricSum(t, d, "skydns_zone_transfers_total", `result="`+result+`"`); n < 1 {
+				t.Errorf("skydns_zone_transfers_total{result=%q} = %v, want at least 1", result, n)
+			}
+		}
+	})
 	t.Run("the connection serves queries after a transfer", func(t *testing.T) {
 		conn, err := dns.Dial("tcp", d.DNSAddr())
 		if err != nil {
@@ -176,6 +183,9 @@ func TestAClientOutsideTheAllowListIsRefused(t *testing.T) {
 				t.Fatalf("--transfer-to %v: %s from 127.0.0.1: %v, %v; want REFUSED", transferTo, dns.TypeToString[qtype], resp, err)
 			}
 		}
+		if n := metricSum(t, d, "skydns_zone_transfers_total", `result="refused"`); transferTo != nil && n != 2 {
+			t.Errorf("skydns_zone_transfers_total{result=\"refused\"} = %v, want 2", n)
+		}
 	}
 }
 
@@ -189,6 +199,12 @@ func TestAChangeIsNotifiedToTheSecondaries(t *testing.T) {
 	waitNotify(t, notified, "cluster.local.") // the first snapshot
 	put(t, etcd, "web.default.svc.cluster.local.", "a1", `{"host":"10.96.0.1"}`)
 	waitNotify(t, notified, "cluster.local.")
+	eventually(t, "the NOTIFY counted", func() string {
+		if n := metricSum(t, d, "skydns_notify_total", `result="acknowledged"`); n < 2 {
+			return fmt.Sprintf("skydns_notify_total{result=\"acknowledged\"} = %v", n)
+		}
+		return ""
+	})
 	if resp := ask(t, "tcp", d.DNSAddr(), "cluster.local.", dns.TypeSOA); resp.Rcode != dns.RcodeSuccess {
 		t.Fatalf("SOA after NOTIFY: %v", resp)
 	}

@@ -19,9 +19,24 @@ const (
 	notifyTries           = 3
 )
 
+// The results Notifier.Observe is told.
+const (
+	NotifyAcknowledged = "acknowledged" // NOERROR
+	NotifyDeclined     = "declined"     // NOTAUTH or REFUSED: the target does not carry the zone
+	NotifyRejected     = "rejected"     // any other rcode
+	NotifyUnanswered   = "unanswered"   // no answer within the tries
+)
+
+// NotifyResults are the results Notifier.Observe is told, for metrics.
+var NotifyResults = []string{NotifyAcknowledged, NotifyDeclined, NotifyRejected, NotifyUnanswered}
+
 // Notifier sends NOTIFY (RFC 1996) for every zone to every target when
 // told of a change, at most once per interval.
 type Notifier struct {
+	// Observe, if set, is told the result of every NOTIFY; set it before
+	// Run.
+	Observe func(result string)
+
 	targets  []string // host:port
 	zones    []string
 	interval time.Duration
@@ -84,15 +99,22 @@ func (n *Notifier) round(ctx context.Context) {
 // report logs a NOTIFY's outcome: a target that does not carry the zone
 // (NOTAUTH, REFUSED) is told no more than debug.
 func (n *Notifier) report(target, zone string, rcode int, err error) {
+	result := NotifyAcknowledged
 	switch {
 	case err != nil:
+		result = NotifyUnanswered
 		n.logger.Warn("NOTIFY not answered", "target", target, "zone", zone, "err", err)
 	case rcode == dns.RcodeSuccess:
 		n.logger.Debug("NOTIFY acknowledged", "target", target, "zone", zone)
 	case rcode == dns.RcodeNotAuth || rcode == dns.RcodeRefused:
+		result = NotifyDeclined
 		n.logger.Debug("NOTIFY declined: the target does not carry the zone", "target", target, "zone", zone, "rcode", dns.RcodeToString[rcode])
 	default:
-		n.logger.Warn("NOTIFY refused", "target", target, "zone", zone, "rcode", dns.RcodeToString[rcode])
+		result = NotifyRejected
+		n.logger.Warn("NOTIFY rejected", "target", target, "zone", zone, "rcode", dns.RcodeToString[rcode])
+	}
+	if n.Observe != nil {
+		n.Observe(result)
 	}
 }
 

@@ -15,12 +15,27 @@ import (
 // transfer, well under the 64 KiB a TCP message may hold.
 const envelopeSize = 16 << 10
 
+// The results Server.Observe is told.
+const (
+	ResultTransferred = "transferred" // the zone was written
+	ResultFailed      = "failed"      // writing the zone failed
+	ResultUpToDate    = "up_to_date"  // an IXFR from the current serial: the SOA alone
+	ResultRefused     = "refused"     // over UDP, or a client the ACL does not allow
+	ResultNotAuth     = "not_auth"    // not a zone's apex
+	ResultNotSynced   = "not_synced"  // before the first snapshot
+)
+
+// Results are the results Server.Observe is told, for metrics.
+var Results = []string{ResultTransferred, ResultFailed, ResultUpToDate, ResultRefused, ResultNotAuth, ResultNotSynced}
+
 // Server answers zone transfer requests from the newest snapshot.
 type Server struct {
 	Resolver *resolver.Resolver
 	Snapshot func() *snapshot.Snapshot // the newest snapshot
 	ACL      ACL
 	Logger   *slog.Logger
+	// Observe, if set, is told the result of every request.
+	Observe func(result string)
 }
 
 // Transfer answers q, an AXFR or IXFR request, writing the zone to w over
@@ -30,30 +45,40 @@ type Server struct {
 // SERVFAIL before the first snapshot, and for an IXFR whose serial is
 // current, the SOA alone. It returns nil when it streamed.
 func (s *Server) Transfer(q dnsserver.Query, w dns.ResponseWriter) *dns.Msg {
+	resp, result := s.transfer(q, w)
+	if s.Observe != nil {
+		s.Observe(result)
+	}
+	return resp
+}
+
+func (s *Server) transfer(q dnsserver.Query, w dns.ResponseWriter) (*dns.Msg, string) {
 	req := q.Msg
 	if q.Proto != "tcp" || !s.ACL.Allows(q.Client) {
-		return reply(req, dns.RcodeRefused)
+		return reply(req, dns.RcodeRefused), ResultRefused
 	}
 	snap := s.Snapshot()
 	if snap.Revision() == 0 {
-		return reply(req, dns.RcodeServerFailure) // not listed yet
+		return reply(req, dns.RcodeServerFailure), ResultNotSynced
 	}
 	zone := dns.CanonicalName(req.Question[0].Name)
 	soa, ok := SOA(s.Resolver, snap, zone)
 	switch {
 	case !ok:
-		return reply(req, dns.RcodeNotAuth)
+		return reply(req, dns.RcodeNotAuth), ResultNotAuth
 	case req.Question[0].Qtype == dns.TypeIXFR && current(req, soa.Serial):
 		resp := reply(req, dns.RcodeSuccess)
 		resp.Answer = []dns.RR{soa}
-		return resp
+		return resp, ResultUpToDate
 	}
-	s.stream(w, req, zone, snap)
-	return nil
+	if err := s.stream(w, req, zone, snap); err != nil {
+		return nil, ResultFailed
+	}
+	return nil, ResultTransferred
 }
 
 // stream writes zone's records to w.
-func (s *Server) stream(w dns.ResponseWriter, req *dns.Msg, zone string, snap *snapshot.Snapshot) {
+func (s *Server) stream(w dns.ResponseWriter, req *dns.Msg, zone string, snap *snapshot.Snapshot) error {
 	start := time.Now()
 	rrs, _ := Records(s.Resolver, snap, zone)
 	envelopes := Envelopes(rrs)
@@ -66,6 +91,7 @@ func (s *Server) stream(w dns.ResponseWriter, req *dns.Msg, zone string, snap *s
 	s.Logger.Info("zone transferred", "zone", zone, "type", dns.TypeToString[req.Question[0].Qtype],
 		"client", w.RemoteAddr().String(), "serial", uint32(snap.Revision()), "records", len(rrs),
 		"messages", len(envelopes), "took", time.Since(start), "err", err)
+	return err
 }
 
 // Envelopes cuts rrs into messages of at most envelopeSize bytes of
