@@ -31,6 +31,7 @@ func TestRecordsAreWhatTheResolverAnswersAtEveryName(t *testing.T) {
 	tests := []struct {
 		name    string
 		zones   []string
+		pods    resolver.PodMode
 		nsAddrs []string
 		records map[string]string
 		zone    string
@@ -134,6 +135,21 @@ func TestRecordsAreWhatTheResolverAnswersAtEveryName(t *testing.T) {
 			},
 		},
 		{
+			name: "verified pods are their address records",
+			zone: "cluster.local.", pods: resolver.PodsVerified,
+			records: map[string]string{"/skydns/local/cluster/pod/default/10-244-1-5": `{"host":"10.244.1.5"}`},
+			want: []string{
+				"cluster.local. 30 IN NS ns.dns.cluster.local.",
+				"10-244-1-5.default.pod.cluster.local. 30 IN A 10.244.1.5",
+			},
+		},
+		{
+			name:    "records under pod.<zone> are nothing while pods are disabled",
+			zone:    "cluster.local.",
+			records: map[string]string{"/skydns/local/cluster/pod/default/10-244-1-5": `{"host":"10.244.1.5"}`},
+			want:    []string{"cluster.local. 30 IN NS ns.dns.cluster.local."},
+		},
+		{
 			name: "an empty zone is its SOA and NS",
 			zone: "cluster.local.", records: map[string]string{},
 			want: []string{"cluster.local. 30 IN NS ns.dns.cluster.local."},
@@ -142,6 +158,9 @@ func TestRecordsAreWhatTheResolverAnswersAtEveryName(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res := newResolver(t, tc.zones, tc.nsAddrs)
+			if tc.pods != "" {
+				res = newPodResolver(t, tc.pods)
+			}
 			rrs, ok := transfer.Records(res, snapshottest.Build(t, "/skydns", tc.records), tc.zone)
 			if !ok || len(rrs) < 2 {
 				t.Fatalf("Records(%s): %d records, ok %v", tc.zone, len(rrs), ok)
@@ -201,6 +220,15 @@ func newResolver(t testing.TB, zones, nsAddrs []string) *resolver.Resolver {
 		addrs = append(addrs, netip.MustParseAddr(a))
 	}
 	res, err := resolver.New(resolver.Config{Zones: zones, NSAddrs: addrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func newPodResolver(t testing.TB, pods resolver.PodMode) *resolver.Resolver {
+	t.Helper()
+	res, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}, Pods: pods})
 	if err != nil {
 		t.Fatal(err)
 	}
