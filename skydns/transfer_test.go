@@ -170,6 +170,24 @@ func TestALargeZoneComesInSeveralMessagesWithEveryRecord(t *testing.T) {
 	if messages < 2 || rrsText(rrs) != rrsText(want) || rrs[0].(*dns.SOA).Serial != uint32(rev) {
 		t.Fatalf("AXFR: %d records in %d messages, want the %d records of transfer.Records at serial %d in several", len(rrs), messages, len(want), rev)
 	}
+
+	t.Run("secondaries that ask together get the same zone", func(t *testing.T) {
+		var wg sync.WaitGroup
+		got := make([]string, 4)
+		errs := make([]error, 4)
+		for i := range got {
+			wg.Go(func() {
+				rrs, err := axfr(d.DNSAddr(), "cluster.local.", dns.TypeAXFR, 0)
+				got[i], errs[i] = rrsText(rrs), err
+			})
+		}
+		wg.Wait()
+		for i := range got {
+			if errs[i] != nil || got[i] != rrsText(want) {
+				t.Fatalf("transfer %d: %v, %d bytes of records, want the zone", i, errs[i], len(got[i]))
+			}
+		}
+	})
 }
 
 func TestAClientOutsideTheAllowListIsRefused(t *testing.T) {

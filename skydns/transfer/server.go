@@ -36,6 +36,8 @@ type Server struct {
 	Logger   *slog.Logger
 	// Observe, if set, is told the result of every request.
 	Observe func(result string)
+
+	builds builds
 }
 
 // Transfer answers q, an AXFR or IXFR request, writing the zone to w over
@@ -80,7 +82,7 @@ func (s *Server) transfer(q dnsserver.Query, w dns.ResponseWriter) (*dns.Msg, st
 // stream writes zone's records to w.
 func (s *Server) stream(w dns.ResponseWriter, req *dns.Msg, zone string, snap *snapshot.Snapshot) error {
 	start := time.Now()
-	rrs, _ := Records(s.Resolver, snap, zone)
+	rrs := s.builds.records(s.Resolver, snap, zone)
 	envelopes := Envelopes(rrs)
 	ch := make(chan *dns.Envelope, len(envelopes))
 	for _, e := range envelopes {
