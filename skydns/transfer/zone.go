@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
@@ -51,7 +51,7 @@ func SOA(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) (*dns.SOA
 func Names(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) []string {
 	seen := map[string]bool{zone: true}
 	for _, e := range snap.Lookup(zone) {
-		name, ok := etcdstore.Name(snap.Prefix(), e.Key())
+		name, ok := contract.Name(snap.Prefix(), e.Key())
 		for ok && name != zone && !seen[name] {
 			seen[name] = true
 			name, ok = parent(name)
@@ -186,8 +186,8 @@ func valid(name string) bool {
 	if _, ok := dns.IsDomainName(name); !ok {
 		return false
 	}
-	for _, label := range etcdstore.Labels(name) {
-		if etcdstore.IsWildcard(label) {
+	for _, label := range contract.Labels(name) {
+		if contract.IsWildcard(label) {
 			return false
 		}
 	}
