@@ -20,7 +20,8 @@ import (
 // TestASecondaryFollowsTheZoneThroughNotify runs Knot DNS as a secondary
 // of the built skydns: it transfers cluster.local., serves it, and
 // follows a change in etcd within seconds, which only skydns's NOTIFY can
-// make it do (its refresh timer is an hour and more).
+// make it do (its refresh timer is an hour and more), ending at the serial
+// of the last revision; its second transfer is an IXFR answered in AXFR form.
 func TestASecondaryFollowsTheZoneThroughNotify(t *testing.T) {
 	knotd := knotdBinary(t)
 	etcd := etcdtest.Start(t)
@@ -37,12 +38,15 @@ func TestASecondaryFollowsTheZoneThroughNotify(t *testing.T) {
 	waitSecondary(t, knot, "web.default.svc.cluster.local.", dns.TypeA, "10.96.0.1")
 	waitSecondary(t, knot, "_http._tcp.web.default.svc.cluster.local.", dns.TypeSRV) // no such port: NXDOMAIN
 	etcd.Put(t, key, `{"host":"10.96.0.2"}`)
-	etcd.Put(t, "/skydns/local/cluster/svc/default/web/_tcp/_http/p", `{"host":"web.default.svc.cluster.local.","port":80}`)
+	rev := etcd.Put(t, "/skydns/local/cluster/svc/default/web/_tcp/_http/p", `{"host":"web.default.svc.cluster.local.","port":80}`)
 	waitSecondary(t, knot, "web.default.svc.cluster.local.", dns.TypeA, "10.96.0.2")
 	waitSecondary(t, knot, "_http._tcp.web.default.svc.cluster.local.", dns.TypeSRV, "10 100 80 web.default.svc.cluster.local.")
 	waitSecondary(t, knot, "ns.dns.cluster.local.", dns.TypeA, "10.96.0.10") // the NS's glue
-	if !strings.Contains(strings.ToLower(knot.log()), "notify, incoming") {
-		t.Errorf("knotd logged no incoming NOTIFY:\n%s", knot.log())
+	waitSecondary(t, knot, "cluster.local.", dns.TypeSOA,
+		fmt.Sprintf("ns.dns.cluster.local. hostmaster.cluster.local. %d 7200 1800 86400 30", rev)) // the serial is the revision
+	log := strings.ToLower(knot.log())
+	if !strings.Contains(log, "notify, incoming") || !strings.Contains(log, "axfr-style ixfr") {
+		t.Errorf("knotd logged no incoming NOTIFY, or no IXFR answered in AXFR form:\n%s", knot.log())
 	}
 }
 
