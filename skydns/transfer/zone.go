@@ -44,10 +44,11 @@ func SOA(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) (*dns.SOA
 	return nil, false
 }
 
-// Names returns the names of zone that may own records: the apex first,
-// then sorted, ns.dns.<zone> (the synthesized name server), and every name at or above
-// a record's key, up to the apex, that is in zone rather than in a zone
-// below it. Names with a wildcard label are left out.
+// Names returns the names of zone that may own records, the apex first
+// and the others sorted: ns.dns.<zone> (the synthesized name server) and
+// every name at or above a record's key, up to the apex, that is in zone
+// rather than in a zone below it. Names with a wildcard label are left
+// out.
 func Names(res *resolver.Resolver, snap *snapshot.Snapshot, zone string) []string {
 	seen := map[string]bool{zone: true}
 	for _, e := range snap.Lookup(zone) {
