@@ -88,6 +88,12 @@ type Config struct {
 	// RRL, if set, limits the UDP answers per client network, on the fast
 	// path too (package rrl). TCP answers are never limited.
 	RRL *rrl.Limiter
+
+	// Transfer, if set, answers the zone transfer requests (AXFR, IXFR)
+	// that come over TCP, in place of the Answerer: it writes the
+	// transfer to w itself and returns nil, or returns the one message to
+	// answer with (a refusal). Over UDP they reach the Answerer.
+	Transfer func(q Query, w dns.ResponseWriter) *dns.Msg
 }
 
 // Server serves DNS over UDP and TCP on one port.
@@ -113,7 +119,8 @@ func Start(cfg Config) (*Server, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	h := &handler{answerer: cfg.Answerer, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
-		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight)}
+		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
+		transfer: cfg.Transfer}
 	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
 	s.tcp = newDNSServer(h, cfg, func(d *dns.Server) { limitTCP(d, ln, cfg) })
 	if err := s.serveUDP(h, cfg, conns); err == nil {
