@@ -10,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
@@ -33,7 +34,7 @@ func transferDaemon(t *testing.T, transferTo ...string) (*Daemon, int64) {
 	cfg := testConfig(etcd.ClientURL())
 	cfg.TransferTo = transferTo
 	d := startDaemon(t, cfg)
-	eventually(t, "the record is served", func() string {
+	polltest.NoComplaint(t, "the record is served", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.1")
 	})
 	return d, rev
@@ -150,7 +151,7 @@ func TestALargeZoneComesInSeveralMessagesWithEveryRecord(t *testing.T) {
 	cfg := testConfig(etcd.ClientURL())
 	cfg.TransferTo = []string{"127.0.0.1"}
 	d := startDaemon(t, cfg)
-	eventually(t, "the last record is served", func() string {
+	polltest.NoComplaint(t, "the last record is served", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), "svc-399.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.1.143")
 	})
 	m := new(dns.Msg).SetAxfr("cluster.local.")
@@ -217,7 +218,7 @@ func TestAChangeIsNotifiedToTheSecondaries(t *testing.T) {
 	waitNotify(t, notified, "cluster.local.") // the first snapshot
 	put(t, etcd, "web.default.svc.cluster.local.", "a1", `{"host":"10.96.0.1"}`)
 	waitNotify(t, notified, "cluster.local.")
-	eventually(t, "the NOTIFY counted", func() string {
+	polltest.NoComplaint(t, "the NOTIFY counted", func() string {
 		if n := metricSum(t, d, "skydns_notify_total", `result="acknowledged"`); n < 2 {
 			return fmt.Sprintf("skydns_notify_total{result=\"acknowledged\"} = %v", n)
 		}
@@ -254,7 +255,7 @@ func startNotifyListener(t *testing.T, got chan<- string) string {
 
 func waitNotify(t *testing.T, got <-chan string, zone string) {
 	t.Helper()
-	eventually(t, "a NOTIFY of "+zone, func() string {
+	polltest.NoComplaint(t, "a NOTIFY of "+zone, func() string {
 		select {
 		case z := <-got:
 			if z == zone {
