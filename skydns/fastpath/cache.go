@@ -72,6 +72,10 @@ type CacheConfig struct {
 	// Stats counts the cache's fills (its misses) and names the Series of
 	// its answers; the reader counts the answers.
 	Stats *Shard
+	// Turns, if set, counts the replies with a rotation of every Cache
+	// that shares it (one per TCP connection), so that each connection's
+	// first answer is not the same; without it the Cache counts its own.
+	Turns *atomic.Uint32
 }
 
 // Cache answers plain queries from packed answers, filled lazily from an
@@ -169,14 +173,22 @@ func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, o
 	out = append(out, e.wire[:n]...)
 	resp := out[start:]
 	if e.rot.n > 1 {
-		c.turn++
-		e.rot.apply(resp, e.wire, c.turn)
+		e.rot.apply(resp, e.wire, c.nextTurn())
 	}
 	patch(resp, pkt, q)
 	if e.serialAt > 0 {
 		binary.BigEndian.PutUint32(resp[e.serialAt:], uint32(version))
 	}
 	return out, e.series, true
+}
+
+// nextTurn counts a reply with a rotation and returns how many there were.
+func (c *Cache) nextTurn() uint32 {
+	if c.cfg.Turns != nil {
+		return c.cfg.Turns.Add(1)
+	}
+	c.turn++
+	return c.turn
 }
 
 // get returns the entry of key and the version the store is at.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubesky/kubesky/skydns/rrl"
@@ -58,6 +59,7 @@ type Server struct {
 	cfg      Config // for the streams' caches
 	store    *Store // the answers every reader and stream shares
 	tcpStats *Shard // the streams' counts
+	tcpTurns atomic.Uint32 // the streams' replies with a rotation
 }
 
 // Start starts one reader per socket.

@@ -29,7 +29,7 @@ type Stream struct {
 // *net.TCPAddr).
 func (s *Server) NewStream(client net.Addr) *Stream {
 	cache := NewCache(CacheConfig{Answers: s.cfg.Answers, Changes: s.cfg.Changes, MaxUDPSize: s.cfg.MaxUDPSize,
-		Store: s.store, Stats: s.tcpStats})
+		Store: s.store, Stats: s.tcpStats, Turns: &s.tcpTurns})
 	ipv6 := false
 	if a, ok := client.(*net.TCPAddr); ok {
 		ipv6 = a.IP.To4() == nil

@@ -21,6 +21,8 @@ type results struct {
 	machine    string
 	busyAtEnd  string
 	rows       []report.Row
+	tcp        []report.Row // the servers over TCP
+	tcpUDP     report.Row   // skydns over UDP in the TCP rounds
 	profile    string
 	sizes      []report.MemorySize
 	bursts     []report.Burst
@@ -40,6 +42,12 @@ func (b *bench) runParts(ctx context.Context) results {
 	if b.cfg.runs("callgrind") && ctx.Err() == nil {
 		b.logf("callgrind pass")
 		b.callgrindPass(ctx, res.rows)
+	}
+	if b.cfg.runs("tcp") && ctx.Err() == nil {
+		b.logf("TCP: %d rounds of %s per server over TCP, and of skydns over UDP", b.cfg.rounds, b.cfg.duration)
+		b.tcpRounds(ctx, &res)
+		b.logf("TCP callgrind pass")
+		b.tcpCallgrindPass(ctx, &res)
 	}
 	if b.cfg.runs("memory") && ctx.Err() == nil {
 		b.logf("skydns memory pass")
@@ -65,12 +73,26 @@ func (r results) markdown(cfg config, args []string) string {
 			b.WriteString("## Where the instructions go (callgrind, each function's own cost by source file)\n\n" + t + "\n")
 		}
 	}
+	if cfg.runs("tcp") {
+		b.WriteString(r.tcpMarkdown(cfg))
+	}
 	if r.profile != "" {
 		fmt.Fprintf(&b, "## skydns CPU profile under load (go tool pprof -top)\n\n```\n%s\n```\n\n", r.profile)
 	}
 	if cfg.runs("memory") {
 		b.WriteString(r.memoryMarkdown())
 	}
+	return b.String()
+}
+
+func (r results) tcpMarkdown(cfg config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Serving over TCP\n\nThe same data and queries; dnsperf -m tcp -c %d -q %d (%d connections kept open, %d queries in flight); "+
+		"%d interleaved rounds of %s per server, with one run of skydns over UDP (as in the table above) in each round; "+
+		"callgrind: %d queries on one connection, %d in flight.\n\n", tcpClients, tcpOutstanding, tcpClients, tcpOutstanding,
+		cfg.rounds, cfg.duration, cfg.cgQueries, 10)
+	b.WriteString(report.TCPTable(r.tcp, r.tcpUDP) + "\n")
+	b.WriteString("### Targets over TCP\n\n" + report.TargetsTable(report.TCPTargets(r.tcp, r.tcpUDP)) + "\n")
 	return b.String()
 }
 
