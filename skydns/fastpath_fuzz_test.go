@@ -318,7 +318,7 @@ func (d *differential) mustDecline(t *testing.T, proto string, q fuzzQuery) {
 	}
 	wire, resp := d.ordinaryOver(t, proto, q.packed)
 	resolved := d.ans.resolver.Resolve(d.ans.mirror.Snapshot(), req) // before any chase
-	cached := len(wire) // the cached answer's size: with an OPT record
+	cached := len(wire)                                              // the cached answer's size: with an OPT record
 	if req.IsEdns0() == nil {
 		cached += 11
 	}

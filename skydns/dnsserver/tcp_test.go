@@ -161,7 +161,7 @@ func TestAThousandPipelinedQueriesOnOneConnectionAreAllAnswered(t *testing.T) {
 	c := dialTCP(t, s.Addr())
 	sent := make(chan error, 1)
 	go func() { sent <- c.trySend("big.test.", 0, n) }() // the answers are read while queries are still written
-	answered := make([]bool, n) // by ID: the answers may come in any order (RFC 7766)
+	answered := make([]bool, n)                          // by ID: the answers may come in any order (RFC 7766)
 	for i := range n {
 		resp, err := c.receive()
 		if err != nil {

@@ -113,7 +113,7 @@ func (w tcpWriter) Write(msg []byte) (int, error) {
 }
 
 // Close closes the connection: its session then ends.
-func (w tcpWriter) Close() error       { return w.s.conn.Close() }
-func (w tcpWriter) TsigStatus() error  { return nil }
+func (w tcpWriter) Close() error        { return w.s.conn.Close() }
+func (w tcpWriter) TsigStatus() error   { return nil }
 func (w tcpWriter) TsigTimersOnly(bool) {}
-func (w tcpWriter) Hijack()            {}
+func (w tcpWriter) Hijack()             {}

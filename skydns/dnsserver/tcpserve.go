@@ -48,8 +48,8 @@ type tcpServer struct {
 
 func newTCPServer(h *handler, ln net.Listener, cfg Config, fast *fastpath.Server) *tcpServer {
 	return &tcpServer{
-		ln:   &tcpListener{Listener: ln, max: int64(cfg.TCPMaxConnections), writeTimeout: cfg.TCPIdleTimeout, refused: cfg.TCPRefused},
-		h:    h, fast: fast, idle: cfg.TCPIdleTimeout, maxQueries: cfg.TCPMaxQueries, invalid: cfg.Invalid,
+		ln: &tcpListener{Listener: ln, max: int64(cfg.TCPMaxConnections), writeTimeout: cfg.TCPIdleTimeout, refused: cfg.TCPRefused},
+		h:  h, fast: fast, idle: cfg.TCPIdleTimeout, maxQueries: cfg.TCPMaxQueries, invalid: cfg.Invalid,
 		sessions: map[*tcpSession]struct{}{},
 	}
 }

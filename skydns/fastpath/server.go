@@ -56,9 +56,9 @@ type Server struct {
 	done     sync.WaitGroup
 	errs     chan error
 
-	cfg      Config // for the streams' caches
-	store    *Store // the answers every reader and stream shares
-	tcpStats *Shard // the streams' counts
+	cfg      Config        // for the streams' caches
+	store    *Store        // the answers every reader and stream shares
+	tcpStats *Shard        // the streams' counts
 	tcpTurns atomic.Uint32 // the streams' replies with a rotation
 }
 
