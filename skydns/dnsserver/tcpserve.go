@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubesky/kubesky/skydns/fastpath"
@@ -39,6 +40,8 @@ type tcpServer struct {
 	idle       time.Duration
 	maxQueries int // 0 or less: no limit
 	invalid    func(error)
+
+	stopping atomic.Bool // set by shutdown before it ends the sessions' reads
 
 	mu       sync.Mutex // guards sessions and closing
 	sessions map[*tcpSession]struct{}
@@ -96,6 +99,7 @@ func (s *tcpServer) open(c net.Conn) {
 // finishes the queries it has read and closes), and waits for them until
 // ctx ends; then it closes the connections left.
 func (s *tcpServer) shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
 	s.mu.Lock()
 	s.closing = true
 	s.ln.Close()

@@ -91,3 +91,31 @@ func TestShutdownClosesHeldConnectionsAtOnce(t *testing.T) {
 		t.Fatalf("read after Shutdown: %v; want the server's close", err)
 	}
 }
+
+// TestAMessageDribbledByteByByteIsCutOffAtTheTimeout sends a query one
+// byte every 50 ms: each byte comes well within the idle timeout, the
+// whole message does not, and the connection is closed unanswered.
+func TestAMessageDribbledByteByByteIsCutOffAtTheTimeout(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	s := startServerWith(t, Config{Answerer: records(1), TCPIdleTimeout: idle})
+	c := dialTCP(t, s.Addr())
+	c.send(t, "big.test.", 1, 1)
+	if _, err := c.receive(); err != nil {
+		t.Fatal(err)
+	}
+	wire, _ := query("big.test.", dns.TypeA, 0).Pack()
+	frame := append([]byte{0, byte(len(wire))}, wire...)
+	start := time.Now()
+	for _, b := range frame {
+		if _, err := c.Write([]byte{b}); err != nil {
+			break // closed by the server
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := c.receive(); !closedByServer(err) {
+		t.Fatalf("after the dribbled message: %v; want the server's close", err)
+	}
+	if took := time.Since(start); took > 10*idle {
+		t.Errorf("closed %v after the message began; want about %v", took, idle)
+	}
+}

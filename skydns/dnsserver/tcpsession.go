@@ -36,24 +36,36 @@ func newTCPSession(srv *tcpServer, conn net.Conn) *tcpSession {
 // run reads and answers until the client closes, goes idle, sends a
 // message that cannot be read, reaches the query limit, or the server
 // shuts down; then it waits for the ordinary path's answers and closes.
+//
+// The read deadline is set when the connection has taken out every
+// message it read, or at least one since the deadline was set: a message
+// must arrive whole within the timeout (2 s for the first, then
+// --tcp-idle-timeout), however slowly its bytes come.
 func (s *tcpSession) run() {
 	defer s.conn.Close()
 	defer s.inflight.Wait()
+	progress := true
 	for {
-		timeout := s.srv.idle
-		if s.read == 0 {
-			timeout = firstQueryTimeout
+		if progress || s.n == 0 {
+			timeout := s.srv.idle
+			if s.read == 0 {
+				timeout = firstQueryTimeout
+			}
+			s.conn.SetReadDeadline(time.Now().Add(timeout))
+			if s.srv.stopping.Load() { // shutdown's deadline in the past may have come first
+				return
+			}
 		}
-		s.conn.SetReadDeadline(time.Now().Add(timeout))
 		n, err := s.conn.Read(s.buf[s.n:])
 		if n == 0 && err != nil {
 			return
 		}
 		s.n += n
-		start := time.Now()
-		if !s.serveRead(start) {
+		before := s.read
+		if !s.serveRead(time.Now()) {
 			return
 		}
+		progress = s.read > before
 	}
 }
 
