@@ -12,6 +12,9 @@ const (
 	SkyDNS       = "skydns"
 	CoreDNS      = "coredns-etcd"
 	CoreDNSCache = "coredns-etcd-cache30"
+	// CoreDNSCacheAll is CoreDNS-etcd behind a cache that holds every
+	// answer of the data set for the whole bench: the TCP comparison's.
+	CoreDNSCacheAll = "coredns-etcd-cache-all"
 	Dnsmasq      = "dnsmasq"
 	Fixed        = "fixed-answer"
 )

@@ -44,13 +44,16 @@ func TestBadFlagsAreRejectedWithAReason(t *testing.T) {
 }
 
 func TestCorefileServesTheZoneFromEtcd(t *testing.T) {
-	got := corefileText(1053, "http://127.0.0.1:2379", true)
+	got := corefileText(1053, "http://127.0.0.1:2379", cache30)
 	want := "cluster.local:1053 {\n    bind 127.0.0.1\n    etcd cluster.local {\n        path /skydns\n        endpoint http://127.0.0.1:2379\n    }\n    cache 30\n}\n"
 	if got != want {
 		t.Fatalf("Corefile:\n%s\nwant:\n%s", got, want)
 	}
-	if strings.Contains(corefileText(1053, "http://127.0.0.1:2379", false), "cache") {
+	if strings.Contains(corefileText(1053, "http://127.0.0.1:2379", ""), "cache") {
 		t.Fatal("a Corefile without cache has one")
+	}
+	if all := corefileText(1053, "http://127.0.0.1:2379", cacheAll); !strings.Contains(all, "success 200000") || !strings.Contains(all, "denial 200000") {
+		t.Fatalf("the cache holding every answer:\n%s", all)
 	}
 }
 
