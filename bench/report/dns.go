@@ -15,8 +15,8 @@ const (
 	// CoreDNSCacheAll is CoreDNS-etcd behind a cache that holds every
 	// answer of the data set for the whole bench: the TCP comparison's.
 	CoreDNSCacheAll = "coredns-etcd-cache-all"
-	Dnsmasq      = "dnsmasq"
-	Fixed        = "fixed-answer"
+	Dnsmasq         = "dnsmasq"
+	Fixed           = "fixed-answer"
 )
 
 // Sample is one server's figures from one timed dnsperf run.
