@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,17 @@ func TestBurstRecordsAreNewAndValid(t *testing.T) {
 func TestPerQueryDividesCPUTime(t *testing.T) {
 	if perQuery(time.Second, 100000) != 10*time.Microsecond || perQuery(time.Second, 0) != 0 {
 		t.Fatal("perQuery")
+	}
+}
+
+func TestDnsmasqRunsWithoutForkingUnderCallgrind(t *testing.T) {
+	argv, _ := dnsmasqArgv(&bench{hosts: "/tmp/hosts"}, 1053, 0)
+	if !slices.Contains(argv, "--keep-in-foreground") || slices.Contains(argv, "--no-daemon") {
+		t.Fatalf("timed runs: %q; want it kept in the foreground, forking per TCP connection", argv)
+	}
+	cg := dnsmasqCallgrindArgv(argv)
+	if cg[0] != "dnsmasq" || !slices.Contains(cg, "--no-daemon") || slices.Contains(cg, "--keep-in-foreground") ||
+		slices.Contains(cg, "--user=root") || len(cg) != len(argv)-2 {
+		t.Fatalf("under callgrind: %q; want --no-daemon instead of the foreground flags", cg)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/kubesky/kubesky/bench/report"
@@ -22,6 +23,8 @@ type server struct {
 	pprof bool
 	// tcpOnly servers run in the TCP part only, whatever --servers says.
 	tcpOnly bool
+	// callgrindArgv, if set, adapts the command to run under callgrind.
+	callgrindArgv func(argv []string) []string
 }
 
 var servers = []server{
@@ -29,7 +32,7 @@ var servers = []server{
 	{name: report.CoreDNS, argv: corednsArgv(""), goRuntime: true, readsEtcd: true},
 	{name: report.CoreDNSCache, argv: corednsArgv(cache30), goRuntime: true, readsEtcd: true},
 	{name: report.CoreDNSCacheAll, argv: corednsArgv(cacheAll), goRuntime: true, readsEtcd: true, tcpOnly: true},
-	{name: report.Dnsmasq, argv: dnsmasqArgv},
+	{name: report.Dnsmasq, argv: dnsmasqArgv, callgrindArgv: dnsmasqCallgrindArgv},
 	{name: report.Fixed, argv: fixedArgv, goRuntime: true},
 }
 
@@ -93,8 +96,26 @@ func corefileText(port int, etcdURL, cache string) string {
 // its connection open starves every other TCP client. A TCP connection is
 // served by a child process (CPUTime counts the children it reaped).
 func dnsmasqArgv(b *bench, port, _ int) ([]string, error) {
-	return []string{"dnsmasq", "--keep-in-foreground", "--user=root", "--pid-file=", "--no-resolv", "--no-hosts", "--addn-hosts=" + b.hosts,
-		"--local=/" + zone + "/", "--port=" + strconv.Itoa(port), "--listen-address=127.0.0.1", "--bind-interfaces"}, nil
+	return append(append([]string{"dnsmasq"}, dnsmasqForeground...), "--no-resolv", "--no-hosts", "--addn-hosts="+b.hosts,
+		"--local=/"+zone+"/", "--port="+strconv.Itoa(port), "--listen-address=127.0.0.1", "--bind-interfaces"), nil
+}
+
+// dnsmasqForeground are the flags that keep dnsmasq in the foreground
+// with a child process per TCP connection.
+var dnsmasqForeground = []string{"--keep-in-foreground", "--user=root", "--pid-file="}
+
+// dnsmasqCallgrindArgv runs dnsmasq with --no-daemon under callgrind:
+// kept in the foreground otherwise, it does not answer under valgrind,
+// and its TCP work would be in child processes callgrind does not count.
+// The callgrind pass's one TCP connection is served in the main process.
+func dnsmasqCallgrindArgv(argv []string) []string {
+	out := []string{argv[0], "--no-daemon"}
+	for _, a := range argv[1:] {
+		if !slices.Contains(dnsmasqForeground, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func fixedArgv(b *bench, port, _ int) ([]string, error) {
