@@ -17,7 +17,11 @@ func TestParseStatCountsFieldsAfterTheCommandName(t *testing.T) {
 	if err != nil || ticks != 281 {
 		t.Fatalf("parseStat = %d, %v; want 281", ticks, err)
 	}
-	for _, bad := range []string{"no parens at all", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 u s"} {
+	withChildren := "4242 (x) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 31 40 9 20 0 7 0 100 1000 200\n"
+	if ticks, err := parseStat(withChildren); err != nil || ticks != 330 {
+		t.Fatalf("parseStat with children = %d, %v; want 330", ticks, err)
+	}
+	for _, bad := range []string{"no parens at all", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 u s 0 0", "1 (x) S 1 2 3 4 5 6 7 8 9 10 1 2"} {
 		if _, err := parseStat(bad); err == nil {
 			t.Errorf("parseStat(%q): want an error", bad)
 		}
