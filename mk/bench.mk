@@ -1,4 +1,4 @@
-# The DNS comparison of issue 5 (bench/dns.sh, bench/cmd/benchdns): skydns
+# The DNS comparison (bench/dns.sh, bench/cmd/benchdns): skydns
 # against CoreDNS-etcd, dnsmasq and a fixed-answer miekg/dns server, a
 # callgrind pass, skydns over TCP against CoreDNS-etcd + cache and dnsmasq,
 # skydns's memory and apply rate. About 10 minutes; the tables go to stdout
