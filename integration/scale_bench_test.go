@@ -154,7 +154,7 @@ func (r *scaleRun) initialSync() *table {
 	t.add(row(fmt.Sprintf("loading: %s Services + EndpointSlices created through the API (%d at a time)", fmtCount(objects), loadWorkers),
 		fmt.Sprintf("%s (%s objects/s)", fmtDuration(r.load), fmtCount(float64(objects)/r.load.Seconds())), noTarget)...)
 	if r.cfg.Pods > 0 {
-		t.add(row(fmt.Sprintf("loading: %s running pods created and their status patched through the API (%d at a time)", fmtCount(r.cfg.Pods), loadWorkers),
+		t.add(row(fmt.Sprintf("loading: %s running pods created and their status set through the API (%d at a time)", fmtCount(r.cfg.Pods), podLoadWorkers),
 			fmt.Sprintf("%s (%s pods/s)", fmtDuration(r.podLoad), fmtCount(float64(r.cfg.Pods)/r.podLoad.Seconds())), noTarget)...)
 	}
 	t.add(row("kube2sky start → informers synced (log)", fmtDuration(synced.Sub(start)), noTarget)...)
