@@ -46,23 +46,38 @@ func createScalePod(ctx context.Context, kube kubernetes.Interface, i int) error
 	return startPod(ctx, kube, scalePodName(i), nthIPv4(scalePodBase, i))
 }
 
-// startPod creates pod name bound to scalePodNode, then sets its status to
-// running with ip through the status subresource: an update of the object
-// the create returned, which spares the API server a patch's merge.
+// startPod creates pod name bound to scalePodNode, then makes it running
+// with ip.
 func startPod(ctx context.Context, kube kubernetes.Interface, name, ip string) error {
-	pods := kube.CoreV1().Pods(scaleNamespace)
+	created, err := createPod(ctx, kube, name)
+	if err != nil {
+		return err
+	}
+	return setRunning(ctx, kube, created, ip)
+}
+
+// createPod creates pod name bound to scalePodNode; the API server makes
+// it pending.
+func createPod(ctx context.Context, kube kubernetes.Interface, name string) (*corev1.Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PodSpec{NodeName: scalePodNode,
 			Containers: []corev1.Container{{Name: "c", Image: "example.invalid/none"}}},
 	}
-	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	created, err := kube.CoreV1().Pods(scaleNamespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("creating pod %s: %w", name, err)
+		return nil, fmt.Errorf("creating pod %s: %w", name, err)
 	}
-	created.Status = runningStatus(ip)
-	if _, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("setting the status of pod %s: %w", name, err)
+	return created, nil
+}
+
+// setRunning gives a created pod a running status with ip through the
+// status subresource, as its kubelet would: an update of the object the
+// create returned, which spares the API server a patch's merge.
+func setRunning(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, ip string) error {
+	pod.Status = runningStatus(ip)
+	if _, err := kube.CoreV1().Pods(scaleNamespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("setting the status of pod %s: %w", pod.Name, err)
 	}
 	return nil
 }
