@@ -19,9 +19,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// byPodAddress indexes pods by "<ns>/<a-b-c-d>", one value per pod IP.
-const byPodAddress = "podaddress"
-
 // podFieldSelector leaves out, on the API server, the pods that never get a
 // record: host-network pods (their IP is the node's) and finished ones.
 const podFieldSelector = "spec.hostNetwork=false,status.phase!=Succeeded,status.phase!=Failed"
@@ -62,14 +59,14 @@ func (c *Controller) addPodInformer(kube kubernetes.Interface) error {
 			return pods.Watch(ctx, opts)
 		},
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, &corev1.Pod{}, cache.SharedIndexInformerOptions{
-		Indexers: cache.Indexers{byPodAddress: podAddressIndex},
-	})
+	inf := cache.NewSharedIndexInformerWithOptions(lw, &corev1.Pod{}, cache.SharedIndexInformerOptions{})
 	_ = inf.SetTransform(transformPod) // fails only once started
-	if _, err := inf.AddEventHandler(c.podHandler()); err != nil {
+	c.extra.podIx = newPodIndex()
+	reg, err := inf.AddEventHandler(c.podHandler())
+	if err != nil {
 		return fmt.Errorf("pod informer: %w", err)
 	}
-	c.extra.pods = inf
+	c.extra.pods, c.extra.podsFed = inf, reg
 	return nil
 }
 
@@ -104,14 +101,6 @@ func podIPs(p *corev1.Pod) []netip.Addr {
 	return out
 }
 
-func podAddressIndex(obj any) ([]string, error) {
-	p, ok := obj.(*podObject)
-	if !ok {
-		return nil, nil
-	}
-	return podAddresses(p), nil
-}
-
 // podAddresses returns a pod's "<ns>/<a-b-c-d>" values.
 func podAddresses(p *podObject) []string {
 	out := make([]string, len(p.ips))
@@ -121,24 +110,32 @@ func podAddresses(p *podObject) []string {
 	return out
 }
 
-// podHandler enqueues the addresses a pod gains or loses. The initial list
-// is left to the first full reconcile.
+// podHandler indexes each pod's addresses and enqueues the addresses a pod
+// gains or loses. The initial list is only indexed: the first full
+// reconcile covers it.
 func (c *Controller) podHandler() cache.ResourceEventHandler {
+	ix := c.extra.podIx
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			if p, ok := obj.(*podObject); ok && !initial {
-				c.podsChanged(podAddresses(p))
+			if p, ok := obj.(*podObject); ok {
+				ix.add(p)
+				if !initial {
+					c.podsChanged(podAddresses(p))
+				}
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*podObject)
 			n, ok2 := newObj.(*podObject)
 			if ok1 && ok2 && !slices.Equal(o.ips, n.ips) {
+				ix.remove(o)
+				ix.add(n)
 				c.podsChanged(append(podAddresses(o), podAddresses(n)...))
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if p, ok := unwrapTombstone(obj).(*podObject); ok {
+				ix.remove(p)
 				c.podsChanged(podAddresses(p))
 			}
 		},
@@ -163,15 +160,18 @@ func (c *Controller) podDesired(key string) desired {
 	if c.extra.pods == nil {
 		return desired{}
 	}
-	objs, err := c.extra.pods.GetIndexer().ByIndex(byPodAddress, address)
-	if err != nil || len(objs) == 0 {
-		return desired{}
-	}
 	_, label, _ := strings.Cut(address, "/")
-	for _, ip := range objs[0].(*podObject).ips {
-		if records.DashedIP(ip) == label {
-			r := etcdstore.Record{Host: ip.String(), TTL: c.cfg.TTL, Owner: c.owner}
-			return desired{forward: []records.Entry{{Key: c.podKey(address), Record: r}}}
+	store := c.extra.pods.GetStore()
+	for _, key := range c.extra.podIx.pods(address) {
+		obj, ok, err := store.GetByKey(key)
+		if err != nil || !ok {
+			continue
+		}
+		for _, ip := range obj.(*podObject).ips {
+			if records.DashedIP(ip) == label {
+				r := etcdstore.Record{Host: ip.String(), TTL: c.cfg.TTL, Owner: c.owner}
+				return desired{forward: []records.Entry{{Key: c.podKey(address), Record: r}}}
+			}
 		}
 	}
 	return desired{}
