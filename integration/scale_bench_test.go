@@ -511,8 +511,8 @@ func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
 	}
 	var doc strings.Builder
 	fmt.Fprintf(&doc, "# kube2sky at scale, through the real kube-apiserver\n\n")
-	fmt.Fprintf(&doc, "%s, %v. Command: `make bench-kube2sky-scale` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
-		"%s=%d %s=%d %s=%v %s=%v%s.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second),
+	fmt.Fprintf(&doc, "%s, %v. Command: `%s` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
+		"%s=%d %s=%d %s=%v %s=%v%s.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second), r.makeTarget(),
 		envScaleServices, r.cfg.Services, envScaleChurnRate, r.cfg.ChurnRate, envScaleChurnDuration, r.cfg.ChurnDuration, envScaleResync, r.cfg.Resync, r.podsEnv())
 	fmt.Fprintf(&doc, "Machine: %s at the start, %s at the end; %s; kube-apiserver %s.\n\n",
 		machineNote(loadBefore), loadAverage(), binaryVersion("kube2sky"), binaryVersion("kube-apiserver"))
@@ -523,6 +523,15 @@ func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
 	if err := os.WriteFile(r.cfg.Out, []byte(doc.String()), 0o644); err != nil {
 		r.b.Fatal(err)
 	}
+}
+
+// makeTarget is the make target that runs this benchmark at the run's
+// size.
+func (r *scaleRun) makeTarget() string {
+	if r.cfg.Pods > 0 {
+		return "make bench-kube2sky-pods"
+	}
+	return "make bench-kube2sky-scale"
 }
 
 // podsEnv is the pod settings of the command, when the run has pods.
