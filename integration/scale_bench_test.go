@@ -18,7 +18,7 @@ import (
 	"github.com/kubesky/kubesky/integration/harness"
 )
 
-// Targets of issue 5.
+// The targets of kube2sky at scale.
 const (
 	syncTarget       = 10 * time.Second
 	churnP50Target   = 5 * time.Millisecond
@@ -45,7 +45,7 @@ const (
 )
 
 // BenchmarkKube2SkyAtScale measures kube2sky through the real kube-apiserver
-// (issue 5, "kube2sky at scale"): the initial sync of 10k headless Services
+// ("kube2sky at scale"): the initial sync of 10k headless Services
 // with 50k endpoints, a steady resync, and 100 changes a second for 60 s
 // seen through skydns. It runs once whatever b.N is, prints one Markdown
 // table per part and writes them to bench/results/kube2sky.md. The sizes

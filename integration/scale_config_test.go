@@ -10,7 +10,7 @@ import (
 )
 
 // The environment variables that size BenchmarkKube2SkyAtScale; unset means
-// the default (the figures).
+// the default (10k Services, 50k endpoints, 100 changes/s).
 const (
 	envScaleServices      = "KUBESKY_SCALE_SERVICES"       // headless Services to load (default 10000)
 	envScalePods          = "KUBESKY_SCALE_PODS"           // running pods to load, with --pod-records=verified (default none)

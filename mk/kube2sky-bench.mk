@@ -1,4 +1,4 @@
-# kube2sky at scale through the real kube-apiserver (issue 5): BenchmarkKube2SkyAtScale in
+# kube2sky at scale through the real kube-apiserver: BenchmarkKube2SkyAtScale in
 # integration/ loads 10k headless Services with 50k endpoints, then times kube2sky's initial sync,
 # a steady resync and 100 changes/s for 60 s seen through skydns. About 2 minutes; the tables go
 # to stdout and bench/results/kube2sky.md. See docs/bench-kube2sky.md.
