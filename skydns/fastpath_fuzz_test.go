@@ -96,7 +96,7 @@ func makeFuzzQuery(id uint16, nameSel uint8, caseBits uint64, typeSel uint8, fla
 	m.Question = []dns.Question{{Name: name, Qtype: fuzzTypes[int(typeSel)%len(fuzzTypes)], Qclass: dns.ClassINET}}
 	m.RecursionDesired, m.CheckingDisabled = flags&1 != 0, flags&2 != 0
 	m.AuthenticatedData, m.Truncated, m.Zero = flags&4 != 0, flags&8 != 0, flags&16 != 0
-	plain := true
+	plain := !isTransfer(m.Question[0].Qtype)
 	switch flags >> 13 { // rarely: something that is not plain
 	case 1:
 		m.Question[0].Qclass = dns.ClassCHAOS
@@ -449,11 +449,15 @@ func plainCounts(packed []byte) bool {
 	return len(packed) >= 12 && string(packed[4:10]) == "\x00\x01\x00\x00\x00\x00" && packed[10] == 0 && packed[11] <= 1
 }
 
+// isTransfer says whether qtype asks for a zone transfer, which the fast
+// path leaves to the transfer handler.
+func isTransfer(qtype uint16) bool { return qtype == dns.TypeAXFR || qtype == dns.TypeIXFR }
+
 // isPlain says, from miekg/dns's reading of a query, whether the fast path
 // may answer it (see package fastpath).
 func isPlain(m *dns.Msg) bool {
 	if m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || len(m.Answer)+len(m.Ns) != 0 ||
-		m.Question[0].Qclass != dns.ClassINET || len(m.Extra) > 1 {
+		m.Question[0].Qclass != dns.ClassINET || len(m.Extra) > 1 || isTransfer(m.Question[0].Qtype) {
 		return false
 	}
 	for _, c := range m.Question[0].Name {
