@@ -1,12 +1,11 @@
 package resolver_test
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
@@ -62,31 +61,10 @@ func checkResponse(t *testing.T, req, resp *dns.Msg, tc testCase) {
 	if len(resp.Question) != 1 || resp.Question[0] != req.Question[0] {
 		t.Errorf("question %v, want %v echoed as asked", resp.Question, req.Question)
 	}
-	checkSection(t, "answer", resp.Answer, tc.answer)
-	checkSection(t, "authority", resp.Ns, tc.ns)
-	checkSection(t, "additional", resp.Extra, tc.extra)
+	dnstest.CheckRecords(t, "answer section", resp.Answer, tc.answer)
+	dnstest.CheckRecords(t, "authority section", resp.Ns, tc.ns)
+	dnstest.CheckRecords(t, "additional section", resp.Extra, tc.extra)
 	if t.Failed() {
 		t.Logf("response:\n%v", resp)
-	}
-}
-
-func checkSection(t *testing.T, section string, got []dns.RR, want []string) {
-	t.Helper()
-	g := make([]string, len(got))
-	for i, rr := range got {
-		g[i] = rr.String()
-	}
-	w := make([]string, len(want))
-	for i, text := range want {
-		rr, err := dns.NewRR(text)
-		if err != nil {
-			t.Fatalf("bad expected record %q: %v", text, err)
-		}
-		w[i] = rr.String()
-	}
-	slices.Sort(g)
-	slices.Sort(w)
-	if !slices.Equal(g, w) {
-		t.Errorf("%s section:\n got: %s\nwant: %s", section, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
 	}
 }

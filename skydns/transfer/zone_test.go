@@ -2,12 +2,12 @@ package transfer_test
 
 import (
 	"net/netip"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 	"github.com/kubesky/kubesky/skydns/transfer"
@@ -169,9 +169,9 @@ func TestRecordsAreWhatTheResolverAnswersAtEveryName(t *testing.T) {
 			if tc.zone == "in-addr.arpa." {
 				soa = soaReverse
 			}
-			checkRecords(t, "first", rrs[:1], []string{soa})
-			checkRecords(t, "last", rrs[len(rrs)-1:], []string{soa})
-			checkRecords(t, "body", rrs[1:len(rrs)-1], tc.want)
+			dnstest.CheckRecords(t, "first", rrs[:1], []string{soa})
+			dnstest.CheckRecords(t, "last", rrs[len(rrs)-1:], []string{soa})
+			dnstest.CheckRecords(t, "body", rrs[1:len(rrs)-1], tc.want)
 		})
 	}
 }
@@ -233,25 +233,4 @@ func newPodResolver(t testing.TB, pods resolver.PodMode) *resolver.Resolver {
 		t.Fatal(err)
 	}
 	return res
-}
-
-func checkRecords(t *testing.T, what string, got []dns.RR, want []string) {
-	t.Helper()
-	g := make([]string, len(got))
-	for i, rr := range got {
-		g[i] = rr.String()
-	}
-	w := make([]string, len(want))
-	for i, text := range want {
-		rr, err := dns.NewRR(text)
-		if err != nil {
-			t.Fatalf("bad expected record %q: %v", text, err)
-		}
-		w[i] = rr.String()
-	}
-	slices.Sort(g)
-	slices.Sort(w)
-	if !slices.Equal(g, w) {
-		t.Errorf("%s:\n got: %s\nwant: %s", what, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
-	}
 }
