@@ -29,6 +29,14 @@ func TestDemoEtcdAuth(t *testing.T) {
 			t.Fatalf("%s run: %v\n%s", run, err, out)
 		}
 	}
+	t.Run("run as another user once auth is on, it says it needs root", func(t *testing.T) {
+		skydns := pki.Client(t, "skydns")
+		args := append([]string{"etcd-auth", "--etcd-endpoints=" + etcd.Endpoint}, pki.Flags(skydns)...)
+		out, err := exec.CommandContext(t.Context(), harness.Binary("kubesky-demo"), args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "permission denied (auth is on: --etcd-certfile must be root's client certificate)") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
 	rootClient := etcdClient(t, etcd.Endpoint, pki, root, "", "")
 	if status, err := rootClient.AuthStatus(t.Context()); err != nil || !status.Enabled {
 		t.Fatalf("auth status %+v, %v", status, err)

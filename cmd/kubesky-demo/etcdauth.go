@@ -107,7 +107,7 @@ func setUpEtcdAuth(ctx context.Context, opts etcdstore.ClientOptions, prefix str
 		}
 		fmt.Fprintf(stdout, "etcd user %s: %s\n", acct.user, describeGrants(acct))
 	}
-	if err := a.call(ctx, "enabling auth (is the client certificate root's?)", func(ctx context.Context) error {
+	if err := a.call(ctx, "enabling auth", func(ctx context.Context) error {
 		_, err := client.AuthEnable(ctx)
 		return err
 	}); err != nil {
@@ -160,7 +160,11 @@ func (a etcdAuthSetup) account(ctx context.Context, acct etcdAccount) error {
 func (a etcdAuthSetup) call(ctx context.Context, what string, f func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, a.opts.RequestTimeout)
 	defer cancel()
-	if err := f(ctx); err != nil {
+	err := f(ctx)
+	if errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, rpctypes.ErrUserEmpty) {
+		return fmt.Errorf("%s: %w (auth is on: --etcd-certfile must be root's client certificate)", what, err)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
