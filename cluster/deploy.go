@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // Kubectl returns a command running bin/kubectl with the cluster's
@@ -26,7 +28,7 @@ func (c *Cluster) deploy(ctx context.Context) error {
 		return fmt.Errorf("kubectl apply -k %s: %w: %s", overlay, err, out)
 	}
 	fmt.Fprintf(c.cfg.Out, "%s", out)
-	return poll(ctx, deployTimeout, c.kubeskyAvailable)
+	return poll.Until(ctx, deployTimeout, c.kubeskyAvailable)
 }
 
 // kubeskyAvailable is nil once every replica of the kubesky Deployment is

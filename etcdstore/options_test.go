@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/kubeproc"
-	"github.com/spf13/pflag"
 )
 
 func TestValidateNamesTheFlagAtFault(t *testing.T) {

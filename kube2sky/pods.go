@@ -8,14 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
-	"github.com/kubesky/kubesky/kube2sky/records"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
 // byPodAddress indexes pods by "<ns>/<a-b-c-d>", one value per pod IP.
@@ -147,7 +148,7 @@ func (c *Controller) podDesired(key string) desired {
 	_, label, _ := strings.Cut(address, "/")
 	for _, ip := range objs[0].(*podObject).ips {
 		if records.DashedIP(ip) == label {
-			r := etcdstore.Record{Host: ip.String(), TTL: c.cfg.TTL, Owner: c.owner}
+			r := contract.Record{Host: ip.String(), TTL: c.cfg.TTL, Owner: c.owner}
 			return desired{forward: []records.Entry{{Key: c.podKey(address), Record: r}}}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 )
 
@@ -61,7 +62,7 @@ func etcdUsers() []string {
 
 func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := etcdstore.DefaultClientOptions()
-	prefix := etcdstore.DefaultPrefix
+	prefix := contract.DefaultPrefix
 	fs := pflag.NewFlagSet("etcd-auth", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	fs.StringVar(&prefix, "prefix", prefix, "etcd key prefix of the records")
