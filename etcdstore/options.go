@@ -70,8 +70,27 @@ func (o ClientOptions) Validate() error {
 	if o.Password != "" && o.Username == "" {
 		errs = append(errs, errors.New("--etcd-password needs --etcd-username"))
 	}
-	errs = append(errs, checkReadable("--etcd-cafile", o.CAFile), checkReadable("--etcd-certfile", o.CertFile), checkReadable("--etcd-keyfile", o.KeyFile))
+	errs = append(errs, o.checkTLSFiles()...)
 	return errors.Join(errs...)
+}
+
+// checkTLSFiles fails on a TLS file that is missing, unreadable or not
+// what its flag says: a CA file without a PEM certificate, a certificate
+// and key that do not parse or do not match.
+func (o ClientOptions) checkTLSFiles() []error {
+	errs := []error{checkReadable("--etcd-cafile", o.CAFile), checkReadable("--etcd-certfile", o.CertFile), checkReadable("--etcd-keyfile", o.KeyFile)}
+	if errors.Join(errs...) != nil {
+		return errs
+	}
+	if err := checkPEMCertificates(o.CAFile); err != nil {
+		errs = append(errs, fmt.Errorf("--etcd-cafile: %w", err))
+	}
+	if o.CertFile != "" && o.KeyFile != "" {
+		if _, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile); err != nil {
+			errs = append(errs, fmt.Errorf("--etcd-certfile %s and --etcd-keyfile %s: %w", o.CertFile, o.KeyFile, err))
+		}
+	}
+	return errs
 }
 
 func validateEndpoint(endpoint string) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/internal/flagenv"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 func TestValidateNamesTheFlagAtFault(t *testing.T) {
@@ -124,4 +125,54 @@ func TestCheckHandshake(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestValidateRejectsMalformedTLSFiles(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := kubeproc.NewCA(dir, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := kubeproc.CertTemplate("skydns", time.Hour)
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	certFile, keyFile, err := ca.Issue("skydns", tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherKey, err := ca.Issue("other", kubeproc.CertTemplate("other", time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not PEM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name                      string
+		caFile, certFile, keyFile string
+		want                      string
+	}{
+		{"a CA file that holds no certificate", garbage, certFile, keyFile, "--etcd-cafile: " + garbage + " holds no PEM certificate"},
+		{"a certificate file that is not PEM", ca.CertFile, garbage, keyFile, "--etcd-certfile " + garbage},
+		{"a key file that is not PEM", ca.CertFile, certFile, garbage, "--etcd-keyfile " + garbage},
+		{"a key that does not match the certificate", ca.CertFile, certFile, otherKey, "private key does not match"},
+		{"a key given as the certificate", ca.CertFile, keyFile, keyFile, "--etcd-certfile " + keyFile},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := DefaultClientOptions()
+			o.CAFile, o.CertFile, o.KeyFile = c.caFile, c.certFile, c.keyFile
+			err := o.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Validate() = %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+	t.Run("a matching pair under a PEM CA is valid", func(t *testing.T) {
+		o := DefaultClientOptions()
+		o.CAFile, o.CertFile, o.KeyFile = ca.CertFile, certFile, keyFile
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

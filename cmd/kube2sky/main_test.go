@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 }
 
 func TestABadFlagExitsWithStatus2AndOneLine(t *testing.T) {
+	notPEM := filepath.Join(t.TempDir(), "cert.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -63,6 +67,9 @@ func TestABadFlagExitsWithStatus2AndOneLine(t *testing.T) {
 		{"a positional argument", []string{"extra"}, nil, `unexpected argument "extra"`},
 		{"an unknown log format", []string{"--log-format=yaml"}, nil, "--log-format"},
 		{"a kube-dns ConfigMap without a namespace", []string{"--kube-dns-configmap=kube-dns"}, nil, "--kube-dns-configmap"},
+		{"a missing etcd client certificate", []string{"--etcd-certfile=/nonexistent/cert.pem", "--etcd-keyfile=/nonexistent/key.pem"}, nil, "--etcd-certfile: open /nonexistent/cert.pem"},
+		{"an etcd client certificate that is not PEM", []string{"--etcd-certfile=" + notPEM, "--etcd-keyfile=" + notPEM}, nil, "--etcd-certfile " + notPEM},
+		{"an etcd CA file without a certificate", []string{"--etcd-cafile=" + notPEM}, nil, "--etcd-cafile: " + notPEM + " holds no PEM certificate"},
 		{"two bad flags", []string{"--workers=0", "--prefix=x"}, nil, "--prefix"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@
 //
 //	kubesky-demo run                  the one-machine demo (the default)
 //	kubesky-demo pki --dir D ...      write certificates, an admin token and kubeconfigs for a kube-apiserver
+//	kubesky-demo etcd-auth ...        create etcd's roles and users, enable auth
 //	kubesky-demo apply --kubeconfig K apply the examples (or -f files) with server-side apply
 //	kubesky-demo show                 print the records in etcd and dig-style answers
 package main
@@ -26,11 +27,13 @@ import (
 const usage = `Usage: kubesky-demo [command] [flags]
 
 Commands:
-  run     start skydns, etcd, kube-apiserver and kube2sky, load the examples, show the
-          records and answers, and stay up until Ctrl-C (the default)
-  pki     write the certificates, admin token and kubeconfigs a kube-apiserver needs
-  apply   apply the example Services (or -f files) to an API server, server-side
-  show    print the records in etcd and dig-style answers from skydns
+  run        start skydns, etcd, kube-apiserver and kube2sky, load the examples, show the
+             records and answers, and stay up until Ctrl-C (the default)
+  pki        write the certificates, admin token and kubeconfigs a kube-apiserver needs
+             (and, with --etcd-member, an etcd cluster's TLS certificates)
+  etcd-auth  create the etcd roles and users of deploy/README.md and enable auth
+  apply      apply the example Services (or -f files) to an API server, server-side
+  show       print the records in etcd and dig-style answers from skydns
 
 "kubesky-demo <command> --help" lists a command's flags.
 `
@@ -45,10 +48,11 @@ func main() {
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"run":   runCommand,
-	"pki":   pkiCommand,
-	"apply": applyCommand,
-	"show":  showCommand,
+	"run":       runCommand,
+	"pki":       pkiCommand,
+	"etcd-auth": etcdAuthCommand,
+	"apply":     applyCommand,
+	"show":      showCommand,
 }
 
 // dispatch runs the subcommand args name (run when args start with a flag

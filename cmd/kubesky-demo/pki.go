@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +22,7 @@ type pkiConfig struct {
 	names      []string      // extra names and IPs of the serving certificate
 	validity   time.Duration // of the certificates
 	force      bool          // write new files even when they exist
+	etcd       etcdPKIConfig // with members: the etcd cluster's certificates, in <dir>/etcd
 }
 
 // kubeconfigs returns the kubeconfig files to write and their server URLs.
@@ -41,14 +43,19 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringSliceVar(&c.names, "name", nil, "extra DNS name or IP of the API server's certificate, repeatable")
 	fs.DurationVar(&c.validity, "validity", c.validity, "how long the certificates are valid")
 	fs.BoolVar(&c.force, "force", false, "write new files even if they exist")
+	fs.StringSliceVar(&c.etcd.members, "etcd-member", nil, "name of an etcd member, repeatable: writes <dir>/etcd/ with a CA, each member's certificate and one client certificate per etcd user")
+	fs.StringVar(&c.etcd.caCert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
+	fs.StringVar(&c.etcd.caKey, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
 	summary := "Writes a CA, the API server's certificate, a service-account key, a token file with an\n" +
-		"admin user in system:masters, and kubeconfigs for that user. Existing files are kept\n" +
-		"(without --force), so running it again is safe."
+		"admin user in system:masters, and kubeconfigs for that user. With --etcd-member, also an\n" +
+		"etcd cluster's certificates in <dir>/etcd (see `kubesky-demo etcd-auth`). Existing files\n" +
+		"are kept (without --force), so running it again is safe."
 	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
 		return code
 	}
-	if c.dir == "" {
-		fmt.Fprintln(stderr, "kubesky-demo pki: --dir is required")
+	c.etcd.dir, c.etcd.validity = filepath.Join(c.dir, "etcd"), c.validity
+	if err := c.validate(); err != nil {
+		fmt.Fprintf(stderr, "kubesky-demo pki: %v\n", err)
 		return 2
 	}
 	wrote, err := writePKI(c)
@@ -58,15 +65,35 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if wrote {
 		fmt.Fprintf(stdout, "wrote certificates, token and kubeconfigs in %s\n", c.dir)
+		if len(c.etcd.members) > 0 {
+			fmt.Fprintf(stdout, "etcd's CA and certificates for %s and users %s are in %s\n",
+				strings.Join(c.etcd.members, ", "), strings.Join(etcdUsers(), ", "), c.etcd.dir)
+		}
 	} else {
 		fmt.Fprintf(stdout, "kept the existing files in %s (--force writes new ones)\n", c.dir)
 	}
 	return 0
 }
 
-// writePKI writes the API server's files and the kubeconfigs, unless they
-// all exist and force is off. It reports whether it wrote.
+func (c pkiConfig) validate() error {
+	if c.dir == "" {
+		return fmt.Errorf("--dir is required")
+	}
+	return c.etcd.validate()
+}
+
+// writePKI writes the API server's files and the kubeconfigs, then the
+// etcd files, each set unless it all exists and force is off. It reports
+// whether it wrote.
 func writePKI(c pkiConfig) (bool, error) {
+	wrote, err := writeAPIServerPKI(c)
+	if err != nil || len(c.etcd.members) == 0 || (!c.force && c.etcd.exist()) {
+		return wrote, err
+	}
+	return true, c.etcd.write()
+}
+
+func writeAPIServerPKI(c pkiConfig) (bool, error) {
 	files := kubeproc.APIServerFilesIn(c.dir)
 	if !c.force && files.Exist() && allExist(c.kubeconfigs()) {
 		return false, nil

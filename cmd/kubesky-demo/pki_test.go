@@ -1,12 +1,17 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 func TestPKI(t *testing.T) {
@@ -63,4 +68,120 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+func TestPKIForEtcd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pki")
+	args := []string{"pki", "--dir", dir, "--etcd-member", "etcd1,etcd2", "--etcd-member", "etcd3"}
+
+	t.Run("it writes a CA, the members' and the users' certificates", func(t *testing.T) {
+		code, out, errOut := runMain(t, args...)
+		if code != 0 || !strings.Contains(out, "wrote") {
+			t.Fatalf("code %d: %s %s", code, out, errOut)
+		}
+		etcd := filepath.Join(dir, "etcd")
+		for _, m := range []string{"etcd1", "etcd2", "etcd3"} {
+			cert := verifyCert(t, etcd, "member-"+m, x509.ExtKeyUsageServerAuth)
+			verifyCert(t, etcd, "member-"+m, x509.ExtKeyUsageClientAuth) // peers
+			if err := cert.VerifyHostname(m); err != nil {
+				t.Error(err)
+			}
+			if err := cert.VerifyHostname("127.0.0.1"); err != nil { // a port published on the host
+				t.Error(err)
+			}
+		}
+		for _, user := range []string{"root", "kube2sky", "skydns", "kube-apiserver"} {
+			if cn := verifyCert(t, etcd, "client-"+user, x509.ExtKeyUsageClientAuth).Subject.CommonName; cn != user {
+				t.Errorf("client-%s: common name %q", user, cn)
+			}
+		}
+	})
+	t.Run("a second run keeps them", func(t *testing.T) {
+		before := readFile(t, filepath.Join(dir, "etcd", "client-root.key"))
+		code, out, _ := runMain(t, args...)
+		if code != 0 || !strings.Contains(out, "kept") || readFile(t, filepath.Join(dir, "etcd", "client-root.key")) != before {
+			t.Fatalf("code %d, %q", code, out)
+		}
+	})
+	t.Run("a missing file makes it write them all again", func(t *testing.T) {
+		os.Remove(filepath.Join(dir, "etcd", "member-etcd3.key"))
+		code, out, _ := runMain(t, args...)
+		if code != 0 || !strings.Contains(out, "wrote") {
+			t.Fatalf("code %d, %q", code, out)
+		}
+		verifyCert(t, filepath.Join(dir, "etcd"), "member-etcd3", x509.ExtKeyUsageServerAuth)
+	})
+	t.Run("with --etcd-ca-cert and --etcd-ca-key it issues with that CA", func(t *testing.T) {
+		caCert, caKey := writeCA(t)
+		out := filepath.Join(t.TempDir(), "pki")
+		code, _, errOut := runMain(t, "pki", "--dir", out, "--etcd-member", "etcd1", "--etcd-ca-cert", caCert, "--etcd-ca-key", caKey)
+		if code != 0 {
+			t.Fatalf("code %d: %s", code, errOut)
+		}
+		if readFile(t, filepath.Join(out, "etcd", "ca.crt")) != readFile(t, caCert) {
+			t.Fatal("etcd/ca.crt is not the given CA")
+		}
+		verifyCert(t, filepath.Join(out, "etcd"), "client-skydns", x509.ExtKeyUsageClientAuth)
+	})
+}
+
+func TestPKIForEtcdBadInput(t *testing.T) {
+	caCert, caKey := writeCA(t)
+	notPEM := filepath.Join(t.TempDir(), "ca.crt")
+	os.WriteFile(notPEM, []byte("not PEM\n"), 0o600)
+	for _, c := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"a member name that is no DNS name", []string{"--etcd-member", "Etcd_1"}, 2, `--etcd-member "Etcd_1" is not a DNS name`},
+		{"a CA certificate without its key", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", caCert}, 2, "--etcd-ca-cert and --etcd-ca-key must be given together"},
+		{"a CA without members", []string{"--etcd-ca-cert", caCert, "--etcd-ca-key", caKey}, 2, "--etcd-ca-cert needs --etcd-member"},
+		{"a missing CA certificate", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", "/nonexistent/ca.crt", "--etcd-ca-key", caKey}, 1, "--etcd-ca-cert/--etcd-ca-key: CA certificate /nonexistent/ca.crt"},
+		{"a CA certificate that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", notPEM, "--etcd-ca-key", caKey}, 1, "CA certificate " + notPEM},
+		{"a CA key that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", caCert, "--etcd-ca-key", notPEM}, 1, "key " + notPEM},
+	} {
+		t.Run(c.name+" is an error saying so", func(t *testing.T) {
+			args := append([]string{"pki", "--dir", filepath.Join(t.TempDir(), "pki")}, c.args...)
+			code, _, errOut := runMain(t, args...)
+			if code != c.wantCode || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("code %d, stderr %q; want %d and one line saying %q", code, errOut, c.wantCode, c.want)
+			}
+		})
+	}
+}
+
+// writeCA writes a CA's certificate and key for --etcd-ca-cert/--etcd-ca-key.
+func writeCA(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	ca, err := kubeproc.NewCA(t.TempDir(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile = filepath.Join(ca.Dir, "ca.key")
+	if err := ca.WriteKey(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	return ca.CertFile, keyFile
+}
+
+// verifyCert checks that dir/name.crt and .key are a pair and that the
+// certificate verifies under dir/ca.crt for usage; it returns it.
+func verifyCert(t *testing.T, dir, name string, usage x509.ExtKeyUsage) *x509.Certificate {
+	t.Helper()
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM([]byte(readFile(t, filepath.Join(dir, "ca.crt"))))
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return cert
 }

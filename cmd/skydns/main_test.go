@@ -113,6 +113,10 @@ func cleanEnv() []string {
 }
 
 func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
+	notPEM := filepath.Join(t.TempDir(), "cert.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		env  []string
@@ -127,6 +131,8 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"a sample rate above 1", nil, []string{"--log-queries", "all", "--log-queries-sample", "2"}, "--log-queries-sample"},
 		{"a sample rate of 0", []string{"SKYDNS_LOG_QUERIES_SAMPLE=0"}, nil, "--log-queries-sample"},
 		{"a missing TLS file", nil, []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-certfile", "/nonexistent/cert.pem", "--etcd-keyfile", "/nonexistent/key.pem"}, "--etcd-certfile"},
+		{"a TLS file that is not PEM", nil, []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-certfile", notPEM, "--etcd-keyfile", notPEM}, "--etcd-certfile " + notPEM},
+		{"a CA file without a certificate", nil, []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", notPEM}, "--etcd-cafile: " + notPEM},
 		{"a bad value from the environment", []string{"SKYDNS_HTTP_ADDR=nowhere"}, nil, "--http-addr"},
 		{"no TCP connections at all", nil, []string{"--tcp-max-connections", "0"}, "--tcp-max-connections"},
 		{"a bad TCP idle timeout from the environment", []string{"SKYDNS_TCP_IDLE_TIMEOUT=-3s"}, nil, "--tcp-idle-timeout"},

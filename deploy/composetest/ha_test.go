@@ -25,7 +25,9 @@ var haPorts = []string{
 	"KUBESKY_ETCD1_PORT", "KUBESKY_ETCD2_PORT", "KUBESKY_ETCD3_PORT", "KUBESKY_APISERVER_PORT",
 }
 
-// TestComposeHA brings docker-compose.ha.yml up. First it restarts every
+// TestComposeHA brings docker-compose.ha.yml up, with etcd on TLS and
+// auth. It checks that each etcd user holds only its role and that a
+// daemon given credentials etcd rejects exits at once. Then it restarts every
 // skydns and kube2sky replica in turn while a client that routes by
 // /readyz (as a Service does) asks 200 questions a second, none of which
 // may fail. Then, with queries running against both skydns replicas, it
@@ -51,6 +53,12 @@ func TestComposeHA(t *testing.T) {
 	}
 	waitAnswers(t, dns1, exampleAnswers, time.Minute)
 	waitAnswers(t, dns2, exampleAnswers, time.Minute)
+	creds := copyEtcdCreds(t, s, "skydns", "kube2sky", "kube-apiserver")
+
+	t.Run("each etcd user holds only its role", func(t *testing.T) {
+		checkLeastPrivilege(t, creds)
+		checkBadCredentialsFailFast(t, s)
+	})
 
 	t.Run("a client following readiness sees no failure while every replica restarts in turn", func(t *testing.T) {
 		skydnsReady := map[string]string{
@@ -77,7 +85,7 @@ func TestComposeHA(t *testing.T) {
 	})
 
 	client := haClient(t, s)
-	writes := watchWrites(t, s.addr("KUBESKY_ETCD1_PORT"), s.addr("KUBESKY_ETCD2_PORT"), s.addr("KUBESKY_ETCD3_PORT"))
+	writes := watchWrites(t, creds)
 	q1, q2 := startQuerying(t, dns1), startQuerying(t, dns2)
 
 	t.Run("with one etcd member stopped a new Service reaches both skydns", func(t *testing.T) {

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // electionPrefix holds kube2sky's leader election keys, which change with
@@ -36,7 +34,8 @@ func (w writeLog) putsUnder(prefix string) int {
 }
 
 // writeWatcher records every change of the records from the moment it
-// starts, through etcd's watch (which resumes across a member's loss).
+// starts, through etcd's watch (which resumes across a member's loss), as
+// skydns's read-only etcd user.
 type writeWatcher struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -44,13 +43,9 @@ type writeWatcher struct {
 	log    writeLog
 }
 
-func watchWrites(t *testing.T, endpoints ...string) *writeWatcher {
+func watchWrites(t *testing.T, creds etcdCreds) *writeWatcher {
 	t.Helper()
-	opts := etcdstore.DefaultClientOptions()
-	for _, e := range endpoints {
-		opts.Endpoints = append(opts.Endpoints, "http://"+e)
-	}
-	client, err := opts.New(nil)
+	client, err := creds.options("skydns").New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

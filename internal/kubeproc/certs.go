@@ -1,6 +1,7 @@
 package kubeproc
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -92,7 +93,7 @@ func newServingCert(caKey *ecdsa.PrivateKey, ca *x509.Certificate, o PKIOptions)
 }
 
 // signLeaf makes a key and a certificate from tmpl signed by ca.
-func signLeaf(caKey *ecdsa.PrivateKey, ca, tmpl *x509.Certificate) (*ecdsa.PrivateKey, []byte, error) {
+func signLeaf(caKey crypto.Signer, ca, tmpl *x509.Certificate) (*ecdsa.PrivateKey, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +146,7 @@ type CA struct {
 	Dir      string
 	CertFile string // the CA's certificate, PEM
 
-	key  *ecdsa.PrivateKey
+	key  crypto.Signer
 	cert *x509.Certificate
 }
 

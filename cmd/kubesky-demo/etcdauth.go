@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/etcdstore"
+)
+
+// etcdAccount is an etcd user and the role of the same name it holds (root
+// holds etcd's built-in root role). Every user authenticates with the
+// common name of its client certificate and has no password.
+type etcdAccount struct {
+	user   string
+	grants []etcdGrant
+}
+
+// etcdGrant is a permission on one key, or on every key under a prefix.
+type etcdGrant struct {
+	key    string
+	prefix bool
+	perm   clientv3.PermissionType
+}
+
+var (
+	permRead      = clientv3.PermissionType(clientv3.PermRead)
+	permReadWrite = clientv3.PermissionType(clientv3.PermReadWrite)
+)
+
+// etcdAccounts are the users of the docker-compose HA stack, least
+// privilege each (deploy/README.md has them as a table): kube2sky reads
+// and writes the records' prefix, which holds its leader election key too
+// (<prefix>/_kube2sky/leader/); skydns only reads it; the demo's
+// kube-apiserver, which shares the cluster, gets its /registry/ prefix and
+// the key its compactor keeps; root sets the rest up.
+func etcdAccounts(prefix string) []etcdAccount {
+	records := strings.TrimSuffix(prefix, "/") + "/"
+	return []etcdAccount{
+		{user: "root"},
+		{user: "kube2sky", grants: []etcdGrant{{records, true, permReadWrite}}},
+		{user: "skydns", grants: []etcdGrant{{records, true, permRead}}},
+		{user: "kube-apiserver", grants: []etcdGrant{{"/registry/", true, permReadWrite}, {"compact_rev_key", false, permReadWrite}}},
+	}
+}
+
+// etcdUsers are the names of etcdAccounts.
+func etcdUsers() []string {
+	var users []string
+	for _, a := range etcdAccounts("") {
+		users = append(users, a.user)
+	}
+	return users
+}
+
+func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts := etcdstore.DefaultClientOptions()
+	prefix := contract.DefaultPrefix
+	fs := pflag.NewFlagSet("etcd-auth", pflag.ContinueOnError)
+	opts.AddFlags(fs)
+	fs.StringVar(&prefix, "prefix", prefix, "etcd key prefix of the records")
+	summary := "Creates the etcd roles and users of deploy/README.md (root, kube2sky, skydns,\n" +
+		"kube-apiserver; each authenticates with its client certificate's common name) and\n" +
+		"enables authentication. Connect as root: --etcd-certfile is root's certificate.\n" +
+		"What exists already is kept, so running it again is safe."
+	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
+		return code
+	}
+	if err := validateEtcdAuth(opts, prefix); err != nil {
+		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
+		return 2
+	}
+	if err := setUpEtcdAuth(ctx, opts, prefix, stdout); err != nil {
+		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func validateEtcdAuth(opts etcdstore.ClientOptions, prefix string) error {
+	if len(opts.Endpoints) == 0 {
+		return errors.New("--etcd-endpoints is required")
+	}
+	if !strings.HasPrefix(prefix, "/") || strings.Trim(prefix, "/") == "" {
+		return fmt.Errorf("--prefix %q: want an absolute key prefix such as /skydns", prefix)
+	}
+	return opts.Validate()
+}
+
+// setUpEtcdAuth creates the roles, then the users, then enables auth.
+func setUpEtcdAuth(ctx context.Context, opts etcdstore.ClientOptions, prefix string, stdout io.Writer) error {
+	client, err := opts.New(nil)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	a := etcdAuthSetup{client: client, opts: opts}
+	for _, acct := range etcdAccounts(prefix) {
+		if err := a.account(ctx, acct); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "etcd user %s: %s\n", acct.user, describeGrants(acct))
+	}
+	if err := a.call(ctx, "enabling auth", func(ctx context.Context) error {
+		_, err := client.AuthEnable(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "etcd auth enabled")
+	return nil
+}
+
+// etcdAuthSetup makes the Auth API calls, each under the request timeout.
+type etcdAuthSetup struct {
+	client *clientv3.Client
+	opts   etcdstore.ClientOptions
+}
+
+// account creates acct's role (but root's) with its grants and the user
+// holding it; a role or user that exists is kept.
+func (a etcdAuthSetup) account(ctx context.Context, acct etcdAccount) error {
+	role := acct.user
+	if role != "root" {
+		if err := a.call(ctx, "adding role "+role, func(ctx context.Context) error {
+			_, err := a.client.RoleAdd(ctx, role)
+			return ignoreExists(err)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, g := range acct.grants {
+		end := ""
+		if g.prefix {
+			end = clientv3.GetPrefixRangeEnd(g.key)
+		}
+		if err := a.call(ctx, "granting role "+role+" "+g.key, func(ctx context.Context) error {
+			_, err := a.client.RoleGrantPermission(ctx, role, g.key, end, g.perm)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return a.call(ctx, "adding user "+acct.user, func(ctx context.Context) error {
+		_, err := a.client.UserAddWithOptions(ctx, acct.user, "", &clientv3.UserAddOptions{NoPassword: true})
+		if err = ignoreExists(err); err != nil {
+			return err
+		}
+		_, err = a.client.UserGrantRole(ctx, acct.user, role)
+		return err
+	})
+}
+
+func (a etcdAuthSetup) call(ctx context.Context, what string, f func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, a.opts.RequestTimeout)
+	defer cancel()
+	err := f(ctx)
+	if errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, rpctypes.ErrUserEmpty) {
+		return fmt.Errorf("%s: %w (auth is on: --etcd-certfile must be root's client certificate)", what, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+func ignoreExists(err error) error {
+	if errors.Is(err, rpctypes.ErrRoleAlreadyExist) || errors.Is(err, rpctypes.ErrUserAlreadyExist) {
+		return nil
+	}
+	return err
+}
+
+// describeGrants is "readwrite /skydns/*, read key" or "root".
+func describeGrants(acct etcdAccount) string {
+	if acct.user == "root" {
+		return "role root"
+	}
+	var parts []string
+	for _, g := range acct.grants {
+		key := g.key
+		if g.prefix {
+			key += "*"
+		}
+		parts = append(parts, permName(g.perm)+" "+key)
+	}
+	return "role " + acct.user + " (" + strings.Join(parts, ", ") + ")"
+}
+
+func permName(p clientv3.PermissionType) string {
+	if p == permRead {
+		return "read"
+	}
+	return "readwrite"
+}
