@@ -9,6 +9,7 @@
 //
 //	kubesky-demo run                  the one-machine demo (the default)
 //	kubesky-demo pki --dir D ...      write certificates, an admin token and kubeconfigs for a kube-apiserver
+//	kubesky-demo etcd-pki --dir D     write the etcd TLS files of deploy/shared-etcd
 //	kubesky-demo apply --kubeconfig K apply the examples (or -f files) with server-side apply
 //	kubesky-demo show                 print the records in etcd and dig-style answers
 package main
@@ -29,6 +30,8 @@ Commands:
   run     start skydns, etcd, kube-apiserver and kube2sky, load the examples, show the
           records and answers, and stay up until Ctrl-C (the default)
   pki     write the certificates, admin token and kubeconfigs a kube-apiserver needs
+  etcd-pki
+          write the etcd CA and certificates deploy/shared-etcd's Secret holds
   apply   apply the example Services (or -f files) to an API server, server-side
   show    print the records in etcd and dig-style answers from skydns
 
@@ -45,10 +48,11 @@ func main() {
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"run":   runCommand,
-	"pki":   pkiCommand,
-	"apply": applyCommand,
-	"show":  showCommand,
+	"run":      runCommand,
+	"pki":      pkiCommand,
+	"etcd-pki": etcdPKICommand,
+	"apply":    applyCommand,
+	"show":     showCommand,
 }
 
 // dispatch runs the subcommand args name (run when args start with a flag
