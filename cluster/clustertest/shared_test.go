@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/deploy"
 )
 
 // The shared topology's names (deploy/shared-etcd).
@@ -34,6 +37,9 @@ const (
 // DNS within maxPropagation.
 func TestSharedEtcdTopology(t *testing.T) {
 	c := startCluster(t, "")
+	t.Run("kubectl kustomize renders the objects deploy.SharedEtcd reads", func(t *testing.T) {
+		checkRender(t, c)
+	})
 	createEtcdSecret(t, c)
 	createLocalVolumes(t, c, 3)
 	if err := c.Deploy(t.Context(), filepath.Join("cluster", "overlay-shared")); err != nil {
@@ -48,6 +54,39 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("etcd leader, kube2sky leader and a skydns pod deleted under load and churn", func(t *testing.T) {
 		disruptUnderLoad(t, c)
 	})
+}
+
+// checkRender compares what `kubectl kustomize deploy/shared-etcd` renders
+// with what deploy.SharedEtcd decodes, object by object (kind, namespace,
+// name), so that the overlay's patches and the Go reading agree.
+func checkRender(t *testing.T, c *cluster.Cluster) {
+	dir := filepath.Join(c.Cfg().RepoDir, "deploy", "shared-etcd")
+	out, err := exec.Command(filepath.Join(c.Cfg().BinDir, "kubectl"), "kustomize", dir).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v", dir, err)
+	}
+	rendered, err := deploy.Decode("kustomize output", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := deploy.SharedEtcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := describeAll(rendered), describeAll(read)
+	if !slices.Equal(got, want) {
+		t.Fatalf("kustomize renders %v\ndeploy.SharedEtcd reads %v", got, want)
+	}
+	t.Logf("%d objects: %v", len(got), got)
+}
+
+func describeAll(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, obj := range objs {
+		out = append(out, deploy.Describe(obj))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // createEtcdSecret makes the TLS files with `kubesky-demo etcd-pki` and
