@@ -127,6 +127,9 @@ func (c Config) debianRootFS() (string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
+	if err := os.MkdirAll(c.paths().build, 0o755); err != nil {
+		return "", err
+	}
 	log := filepath.Join(c.paths().build, "debootstrap.log")
 	cmd := exec.Command("debootstrap", "--variant=minbase", "--include=dnsutils", debianSuite, dir, mirror)
 	out, err := os.Create(log)

@@ -21,6 +21,11 @@ import (
 // etcdMember0 is the first member's client URL (its Service's fixed IP).
 const etcdMember0 = "https://10.96.0.11:2379"
 
+// sharedPauseUS is the lookup pod's pause after each lookup (busybox
+// usleep): shorter than loadPauseUS, as the churn's load on the machine makes
+// each lookup slower.
+const sharedPauseUS = 25000
+
 // disruptUnderLoad runs the lookups and the churn, deletes the etcd leader,
 // the kube2sky leader and a skydns pod in turn, each once the one before
 // has been replaced, and checks that no lookup failed and no change was
@@ -28,7 +33,7 @@ const etcdMember0 = "https://10.96.0.11:2379"
 func disruptUnderLoad(t *testing.T, c *cluster.Cluster) {
 	createService(t, c, "web")
 	eventually(t, time.Minute, func() error { return resolves(t, c, "web.default.svc.cluster.local.") })
-	startLookups(t, c, "load-shared")
+	lookupsStart := startLookups(t, c, "load-shared")
 	waitForLog(t, c, "load-shared", func(log string) bool { return strings.Count(log, "\n") >= 40 })
 
 	ctx, stop := context.WithCancel(t.Context())
@@ -64,7 +69,7 @@ func disruptUnderLoad(t *testing.T, c *cluster.Cluster) {
 	churnTime := time.Since(start)
 	ch.report(t)
 	t.Logf("churn ran %s: %.1f changes a second", churnTime.Round(time.Second), float64(len(ch.delays)+len(ch.lost))/churnTime.Seconds())
-	countLookups(t, c, "load-shared")
+	countLookups(t, c, "load-shared", lookupsStart)
 }
 
 // createService creates a ClusterIP Service without a selector in default.
@@ -92,12 +97,13 @@ func resolves(t *testing.T, c *cluster.Cluster, name string) error {
 }
 
 // startLookups starts a busybox pod that resolves web.default about 20
-// times a second until it is deleted, printing ok or FAIL per lookup.
-func startLookups(t *testing.T, c *cluster.Cluster, name string) {
+// times a second until it is deleted, printing ok or FAIL per lookup, and
+// returns when it was ready.
+func startLookups(t *testing.T, c *cluster.Cluster, name string) time.Time {
 	t.Helper()
 	script := fmt.Sprintf(`while true; do
   if nslookup web.default.svc.cluster.local >/dev/null 2>&1; then echo ok; else echo FAIL $(date +%%T); fi
-  usleep %d; done`, loadPauseUS)
+  usleep %d; done`, sharedPauseUS)
 	pod := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata: {name: %s, namespace: default}
@@ -108,15 +114,17 @@ spec:
 `, name, cluster.ClientImage, script)
 	kubectl(t, c, []byte(pod), "apply", "-f", "-")
 	waitPodsReady(t, c, name)
+	return time.Now()
 }
 
 // countLookups reads the lookup pod's log, fails on a failed lookup, and
 // deletes the pod.
-func countLookups(t *testing.T, c *cluster.Cluster, name string) {
+func countLookups(t *testing.T, c *cluster.Cluster, name string, start time.Time) {
 	t.Helper()
 	log := waitForLog(t, c, name, func(string) bool { return true })
 	ok, failed := strings.Count(log, "ok\n"), strings.Count(log, "FAIL")
-	t.Logf("lookups from a pod: %d, %d failed", ok+failed, failed)
+	elapsed := time.Since(start)
+	t.Logf("lookups from a pod: %d in %s (%.1f a second), %d failed", ok+failed, elapsed.Round(time.Second), float64(ok+failed)/elapsed.Seconds(), failed)
 	if failed != 0 {
 		t.Errorf("%d of %d lookups failed:\n%s", failed, ok+failed, grepFail(log))
 	}
