@@ -21,10 +21,12 @@ import (
 // etcdMember0 is the first member's client URL (its Service's fixed IP).
 const etcdMember0 = "https://10.96.0.11:2379"
 
-// sharedPauseUS is the lookup pod's pause after each lookup (busybox
-// usleep): shorter than loadPauseUS, as the churn's load on the machine makes
-// each lookup slower.
-const sharedPauseUS = 25000
+// The lookup pod's pace: lookupsPerSecond lookups, lookupPauseUS apart
+// (busybox usleep), then a wait for the next second of the clock.
+const (
+	lookupsPerSecond = 20
+	lookupPauseUS    = 15000
+)
 
 // disruptUnderLoad runs the lookups and the churn, deletes the etcd leader,
 // the kube2sky leader and a skydns pod in turn, each once the one before
@@ -96,14 +98,19 @@ func resolves(t *testing.T, c *cluster.Cluster, name string) error {
 	return nil
 }
 
-// startLookups starts a busybox pod that resolves web.default about 20
-// times a second until it is deleted, printing ok or FAIL per lookup, and
-// returns when it was ready.
+// startLookups starts a busybox pod that resolves web.default 20 times a
+// second (fewer if a lookup takes longer than a twentieth of a second)
+// until it is deleted, printing ok or FAIL per lookup, and returns when it
+// was ready.
 func startLookups(t *testing.T, c *cluster.Cluster, name string) time.Time {
 	t.Helper()
-	script := fmt.Sprintf(`while true; do
-  if nslookup web.default.svc.cluster.local >/dev/null 2>&1; then echo ok; else echo FAIL $(date +%%T); fi
-  usleep %d; done`, sharedPauseUS)
+	script := fmt.Sprintf(`while true; do s=$(date +%%s); i=0
+  while [ $i -lt %d ]; do
+    if nslookup web.default.svc.cluster.local >/dev/null 2>&1; then echo ok; else echo FAIL $(date +%%T); fi
+    i=$((i+1)); usleep %d
+  done
+  while [ "$(date +%%s)" = "$s" ]; do usleep 10000; done
+done`, lookupsPerSecond, lookupPauseUS)
 	pod := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata: {name: %s, namespace: default}
