@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dns.sh runs issue 5's DNS comparison (skydns, CoreDNS's etcd plugin with
+# dns.sh runs the DNS comparison (skydns, CoreDNS's etcd plugin with
 # and without cache, dnsmasq, a fixed-answer miekg/dns server), its
 # callgrind pass and skydns's memory pass, and prints the tables; they are
 # saved in bench/results/latest.md too. `make bench-dns` runs it.

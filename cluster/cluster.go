@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesky/kubesky/internal/kubeproc"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // Timeouts of the start-up steps.
@@ -151,9 +152,9 @@ func (c *Cluster) startHolder() error {
 	if err != nil {
 		return err
 	}
-	return poll(context.Background(), 10*time.Second, func(context.Context) error {
+	return poll.Until(context.Background(), 10*time.Second, func(context.Context) error {
 		if err := c.holder.ExitError(); err != nil {
-			return permanent(err)
+			return poll.Permanent(err)
 		}
 		if kubeproc.Tail(c.holder.Log, 1) != "holder ready" {
 			return errors.New("not ready yet")
@@ -172,9 +173,9 @@ func (c *Cluster) startAll(ctx context.Context, comps []component) error {
 		if err != nil {
 			return err
 		}
-		err = poll(ctx, componentTimeout, func(ctx context.Context) error {
+		err = poll.Until(ctx, componentTimeout, func(ctx context.Context) error {
 			if err := proc.ExitError(); err != nil {
-				return permanent(err)
+				return poll.Permanent(err)
 			}
 			return comp.ready(ctx)
 		})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // kubeskySelector selects every workload of kubesky's manifests, in either
@@ -32,7 +34,7 @@ func (c *Cluster) Deploy(ctx context.Context, overlay string) error {
 			return fmt.Errorf("kubectl apply -k %s: %w: %s", dir, err, out)
 		}
 		fmt.Fprintf(c.cfg.Out, "%s", out)
-		return poll(ctx, deployTimeout, c.KubeskyAvailable)
+		return poll.Until(ctx, deployTimeout, c.KubeskyAvailable)
 	})
 }
 

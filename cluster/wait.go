@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,38 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// poll calls cond until it returns nil, ctx ends, timeout passes, or cond
-// returns an error made by permanent. The interval starts at 100ms and
-// doubles up to 1s.
-func poll(ctx context.Context, timeout time.Duration, cond func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	interval := 100 * time.Millisecond
-	for {
-		err := cond(ctx)
-		if err == nil {
-			return nil
-		}
-		var p permanentError
-		if errors.As(err, &p) {
-			return p.err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not done after %s: %w", timeout, err)
-		case <-time.After(interval):
-		}
-		interval = min(2*interval, time.Second)
-	}
-}
-
-// permanent wraps err so that poll returns it at once.
-func permanent(err error) error { return permanentError{err} }
-
-type permanentError struct{ err error }
-
-func (p permanentError) Error() string { return p.err.Error() }
 
 // httpOK returns nil when url, inside the namespace, answers 200. The
 // components' self-signed certificates are not verified: only readiness

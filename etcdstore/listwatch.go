@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Source is the part of an etcd client a ListWatcher uses.
@@ -19,31 +22,6 @@ type Source interface {
 }
 
 var _ Source = (*clientv3.Client)(nil)
-
-// EventType says whether an event stores or removes a key.
-type EventType int
-
-// The event types.
-const (
-	Put EventType = iota
-	Delete
-)
-
-// Event is one change to one key.
-type Event struct {
-	Type  EventType
-	Key   string
-	Value []byte // nil for Delete
-}
-
-// Update is what a ListWatcher delivers: either the complete content of the
-// prefix at Revision (Full, every event a Put), or all the changes that
-// etcd committed in the one revision Revision.
-type Update struct {
-	Revision int64
-	Full     bool
-	Events   []Event
-}
 
 // State is the health of the list-then-watch loop.
 type State struct {
@@ -78,7 +56,7 @@ type ListWatcher struct {
 	// watch is quiet (default 2s).
 	ProbeInterval time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
-	OnUpdate func(Update)
+	OnUpdate func(contract.Update)
 	// OnState receives every change of State, Confirmed's included (at
 	// least once a ProbeInterval while etcd answers).
 	OnState func(State)
@@ -95,12 +73,12 @@ var errOtherCluster = errors.New("a different etcd cluster answers")
 // Run lists and watches until ctx ends; it returns ctx's error.
 func (lw *ListWatcher) Run(ctx context.Context) error {
 	lw.defaults()
-	backoff := newBackoff(100*time.Millisecond, 5*time.Second)
+	backoff := NewBackoff(100*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {
 		if lw.revision == 0 {
 			if err := lw.list(ctx); err != nil {
 				lw.disconnected(err)
-				backoff.wait(ctx)
+				backoff.Wait(ctx)
 				continue
 			}
 		}
@@ -114,9 +92,9 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 			lw.revision = 0
 		case err != nil && ctx.Err() == nil:
 			lw.disconnected(err)
-			backoff.wait(ctx)
+			backoff.Wait(ctx)
 		default:
-			backoff.reset()
+			backoff.Reset()
 		}
 	}
 	return ctx.Err()
@@ -142,39 +120,17 @@ func (lw *ListWatcher) defaults() {
 
 // list reads the whole prefix at one revision, page by page.
 func (lw *ListWatcher) list(ctx context.Context) error {
-	var events []Event
-	var revision int64
-	from, end := lw.Prefix, clientv3.GetPrefixRangeEnd(lw.Prefix)
-	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(lw.PageSize)}
-		if revision != 0 {
-			opts = append(opts, clientv3.WithRev(revision))
-		}
-		resp, err := lw.get(ctx, from, opts...)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", lw.Prefix, err)
-		}
-		if revision == 0 {
-			revision, lw.clusterID = resp.Header.Revision, resp.Header.ClusterId
-		}
-		for _, kv := range resp.Kvs {
-			events = append(events, Event{Type: Put, Key: string(kv.Key), Value: kv.Value})
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			break
-		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	var events []contract.Event
+	header, err := Scan(ctx, lw.Source, lw.Prefix, lw.PageSize, lw.RequestTimeout, func(kv *mvccpb.KeyValue) {
+		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
+	})
+	if err != nil {
+		return err
 	}
-	lw.revision = revision
-	lw.OnUpdate(Update{Revision: revision, Full: true, Events: events})
+	lw.revision, lw.clusterID = header.Revision, header.ClusterId
+	lw.OnUpdate(contract.Update{Revision: header.Revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
-}
-
-func (lw *ListWatcher) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, lw.RequestTimeout)
-	defer cancel()
-	return lw.Source.Get(ctx, key, opts...)
 }
 
 // watch follows the prefix from the revision after the last one delivered
@@ -226,22 +182,22 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	for start := 0; start < len(resp.Events); {
 		revision := resp.Events[start].Kv.ModRevision
 		end := start
-		var events []Event
+		var events []contract.Event
 		for ; end < len(resp.Events) && resp.Events[end].Kv.ModRevision == revision; end++ {
 			events = append(events, convertEvent(resp.Events[end]))
 		}
 		lw.revision = revision
-		lw.OnUpdate(Update{Revision: revision, Events: events})
+		lw.OnUpdate(contract.Update{Revision: revision, Events: events})
 		start = end
 	}
 	return nil
 }
 
-func convertEvent(ev *clientv3.Event) Event {
+func convertEvent(ev *clientv3.Event) contract.Event {
 	if ev.Type == clientv3.EventTypeDelete {
-		return Event{Type: Delete, Key: string(ev.Kv.Key)}
+		return contract.Event{Type: contract.Delete, Key: string(ev.Kv.Key)}
 	}
-	return Event{Type: Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
+	return contract.Event{Type: contract.Put, Key: string(ev.Kv.Key), Value: ev.Kv.Value}
 }
 
 // probe checks that etcd answers, and that it is the cluster listed; the
@@ -249,7 +205,7 @@ func convertEvent(ev *clientv3.Event) Event {
 // an outage would go unnoticed. Only a different cluster is an error: the
 // watch must stop and the prefix be listed again.
 func (lw *ListWatcher) probe(ctx context.Context) error {
-	resp, err := lw.get(ctx, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
+	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
 	switch {
 	case err == nil:
 		if err := lw.sameCluster(resp.Header); err != nil {
@@ -304,24 +260,3 @@ func (lw *ListWatcher) setState(s State) {
 	lw.state = s
 	lw.OnState(s)
 }
-
-// backoff doubles a delay up to a maximum.
-type backoff struct {
-	min, max, next time.Duration
-}
-
-func newBackoff(min, max time.Duration) *backoff {
-	return &backoff{min: min, max: max, next: min}
-}
-
-func (b *backoff) wait(ctx context.Context) {
-	t := time.NewTimer(b.next)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	b.next = min(2*b.next, b.max)
-}
-
-func (b *backoff) reset() { b.next = b.min }

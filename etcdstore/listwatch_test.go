@@ -7,20 +7,23 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // recorder keeps what a ListWatcher delivered and mirrors it into a map.
 type recorder struct {
 	mu      sync.Mutex
-	updates []etcdstore.Update
+	updates []contract.Update
 	content map[string]string
 	state   etcdstore.State
 }
 
-func (r *recorder) onUpdate(u etcdstore.Update) {
+func (r *recorder) onUpdate(u contract.Update) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, u)
@@ -28,7 +31,7 @@ func (r *recorder) onUpdate(u etcdstore.Update) {
 		r.content = map[string]string{}
 	}
 	for _, ev := range u.Events {
-		if ev.Type == etcdstore.Delete {
+		if ev.Type == contract.Delete {
 			delete(r.content, ev.Key)
 		} else {
 			r.content[ev.Key] = string(ev.Value)
@@ -49,10 +52,10 @@ func (r *recorder) get(key string) (string, bool) {
 	return v, ok
 }
 
-func (r *recorder) snapshot() ([]etcdstore.Update, etcdstore.State, int) {
+func (r *recorder) snapshot() ([]contract.Update, etcdstore.State, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]etcdstore.Update(nil), r.updates...), r.state, len(r.content)
+	return append([]contract.Update(nil), r.updates...), r.state, len(r.content)
 }
 
 func startListWatch(t *testing.T, client *clientv3.Client, pageSize int64) *recorder {
@@ -70,17 +73,6 @@ func startListWatch(t *testing.T, client *clientv3.Client, pageSize int64) *reco
 	return rec
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestListIsPaginatedAtOneRevisionThenWatched(t *testing.T) {
 	srv := etcdtest.Start(t)
 	for i := range 7 {
@@ -88,11 +80,11 @@ func TestListIsPaginatedAtOneRevisionThenWatched(t *testing.T) {
 	}
 	srv.Put(t, "/other/key", "outside the prefix")
 	rec := startListWatch(t, srv.Client, 2)
-	eventually(t, "the full list", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 7 })
+	polltest.True(t, "the full list", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 7 })
 
 	srv.Put(t, "/skydns/local/new", "n")
 	srv.Delete(t, "/skydns/local/k0")
-	eventually(t, "the put and the delete", func() bool {
+	polltest.True(t, "the put and the delete", func() bool {
 		_, ok := rec.get("/skydns/local/k0")
 		v, _ := rec.get("/skydns/local/new")
 		return !ok && v == "n"
@@ -106,7 +98,7 @@ func TestListIsPaginatedAtOneRevisionThenWatched(t *testing.T) {
 func TestOneTxnArrivesAsOneUpdate(t *testing.T) {
 	srv := etcdtest.Start(t)
 	rec := startListWatch(t, srv.Client, 0)
-	eventually(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
 
 	var ops []clientv3.Op
 	for i := range 50 {
@@ -116,7 +108,7 @@ func TestOneTxnArrivesAsOneUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the txn", func() bool { _, _, n := rec.snapshot(); return n == 50 })
+	polltest.True(t, "the txn", func() bool { _, _, n := rec.snapshot(); return n == 50 })
 	updates, _, _ := rec.snapshot()
 	last := updates[len(updates)-1]
 	if last.Revision != resp.Header.Revision || len(last.Events) != 50 {
@@ -128,7 +120,7 @@ func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
 	srv := etcdtest.Start(t)
 	srv.Put(t, "/skydns/a", "1")
 	rec := startListWatch(t, srv.Client, 0)
-	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
 
 	// Stop the server, write behind the watcher's back, compact, and restart:
 	// the watcher's next revision is gone, so it must list again.
@@ -140,7 +132,7 @@ func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
 	if _, err := srv.Client.Compact(context.Background(), rev); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "both changes", func() bool {
+	polltest.True(t, "both changes", func() bool {
 		a, _ := rec.get("/skydns/a")
 		b, _ := rec.get("/skydns/b")
 		return a == "3" && b == "2"
@@ -151,19 +143,19 @@ func TestEtcdAwayIsReportedAndChangesResumeWhenBack(t *testing.T) {
 	srv := etcdtest.Start(t)
 	srv.Put(t, "/skydns/a", "1")
 	rec := startListWatch(t, srv.Client, 0)
-	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
 
 	url := srv.ClientURL()
 	srv.Stop()
-	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected && s.Err != nil })
+	polltest.True(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected && s.Err != nil })
 	if v, _ := rec.get("/skydns/a"); v != "1" {
 		t.Fatalf("content lost while etcd is away: %q", v)
 	}
 
 	srv.Restart(t, url)
 	srv.Put(t, "/skydns/a", "2")
-	eventually(t, "the change made after the restart", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
-	eventually(t, "connected state", func() bool { _, s, _ := rec.snapshot(); return s.Connected })
+	polltest.True(t, "the change made after the restart", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
+	polltest.True(t, "connected state", func() bool { _, s, _ := rec.snapshot(); return s.Connected })
 }
 
 // TestConfirmedFollowsEtcdsAnswers checks State.Confirmed: it advances
@@ -173,15 +165,15 @@ func TestConfirmedFollowsEtcdsAnswers(t *testing.T) {
 	srv := etcdtest.Start(t)
 	rec := startListWatch(t, srv.Client, 0)
 	confirmed := func() time.Time { _, s, _ := rec.snapshot(); return s.Confirmed }
-	eventually(t, "sync", func() bool { return !confirmed().IsZero() })
+	polltest.True(t, "sync", func() bool { return !confirmed().IsZero() })
 	first := confirmed()
-	eventually(t, "a probe confirms again while the watch is quiet", func() bool { return confirmed().After(first) })
+	polltest.True(t, "a probe confirms again while the watch is quiet", func() bool { return confirmed().After(first) })
 
 	url := srv.ClientURL()
 	srv.Stop()
-	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected })
+	polltest.True(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return !s.Connected })
 	last := confirmed()
-	eventually(t, "a failed probe after the disconnection", func() bool {
+	polltest.True(t, "a failed probe after the disconnection", func() bool {
 		_, s, _ := rec.snapshot()
 		return s.Err != nil && time.Since(s.Since) > 300*time.Millisecond
 	})
@@ -189,7 +181,7 @@ func TestConfirmedFollowsEtcdsAnswers(t *testing.T) {
 		t.Fatalf("Confirmed moved from %v to %v while etcd was away", last, got)
 	}
 	srv.Restart(t, url)
-	eventually(t, "confirmed again once etcd is back", func() bool { return confirmed().After(last) })
+	polltest.True(t, "confirmed again once etcd is back", func() bool { return confirmed().After(last) })
 }
 
 func TestADifferentEtcdClusterAtTheSameURLIsListedAgain(t *testing.T) {
@@ -197,7 +189,7 @@ func TestADifferentEtcdClusterAtTheSameURLIsListedAgain(t *testing.T) {
 	old.Put(t, "/skydns/a", "1")
 	old.Put(t, "/skydns/gone", "x")
 	rec := startListWatch(t, old.Client, 0)
-	eventually(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 2 })
+	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 2 })
 
 	// The etcd is replaced by a new cluster at the same URL, whose revisions
 	// are lower than the one the watcher has seen: resuming the watch would
@@ -206,7 +198,7 @@ func TestADifferentEtcdClusterAtTheSameURLIsListedAgain(t *testing.T) {
 	old.Stop()
 	replaced := etcdtest.StartAt(t, url)
 	replaced.Put(t, "/skydns/b", "2")
-	eventually(t, "the new cluster's records only", func() bool {
+	polltest.True(t, "the new cluster's records only", func() bool {
 		_, gone := rec.get("/skydns/gone")
 		b, _ := rec.get("/skydns/b")
 		_, _, n := rec.snapshot()
@@ -227,7 +219,7 @@ func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
 		ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
 		// The server stops right after the list is delivered, before the
 		// watch is opened: the client's Watch then waits for a connection.
-		OnUpdate: func(u etcdstore.Update) { rec.onUpdate(u); once.Do(srv.Stop) },
+		OnUpdate: func(u contract.Update) { rec.onUpdate(u); once.Do(srv.Stop) },
 		OnState:  rec.onState,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,7 +227,7 @@ func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
 	go func() { defer close(done); _ = lw.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	eventually(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return s.Synced && !s.Connected && s.Err != nil })
+	polltest.True(t, "disconnected state", func() bool { _, s, _ := rec.snapshot(); return s.Synced && !s.Connected && s.Err != nil })
 	if v, _ := rec.get("/skydns/a"); v != "1" {
 		t.Fatalf("the listed record is gone: %q", v)
 	}

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/internal/flagenv"
 )
 
 func TestValidateNamesTheFlagAtFault(t *testing.T) {

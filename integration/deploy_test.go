@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesky/kubesky/deploy"
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // TestDeployManifestsApply applies deploy/kubernetes and deploy/examples
@@ -120,13 +121,13 @@ func TestDeployManifestsApply(t *testing.T) {
 }
 
 // checkAccess checks that kubesky's service account may do everything in
-// allowed and nothing in denied.
+// allowed and nothing in denied. The authorizer sees roles just applied once
+// its informers have them, so the allowed checks poll; the denied ones run
+// after them, against roles the authorizer already holds.
 func checkAccess(t *testing.T, api *harness.APIServer, allowed, denied []authorizationv1.ResourceAttributes) {
 	t.Helper()
 	for _, attrs := range allowed {
-		if !canI(t, api, attrs) {
-			t.Errorf("kubesky may not %s %s", attrs.Verb, attrs.Resource)
-		}
+		polltest.True(t, "kubesky may "+attrs.Verb+" "+attrs.Resource, func() bool { return canI(t, api, attrs) })
 	}
 	for _, attrs := range denied {
 		if canI(t, api, attrs) {

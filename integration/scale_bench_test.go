@@ -18,7 +18,7 @@ import (
 	"github.com/kubesky/kubesky/integration/harness"
 )
 
-// Targets of issue 5.
+// The targets of kube2sky at scale.
 const (
 	syncTarget       = 10 * time.Second
 	churnP50Target   = 5 * time.Millisecond
@@ -45,7 +45,7 @@ const (
 )
 
 // BenchmarkKube2SkyAtScale measures kube2sky through the real kube-apiserver
-// (issue 5, "kube2sky at scale"): the initial sync of 10k headless Services
+// ("kube2sky at scale"): the initial sync of 10k headless Services
 // with 50k endpoints, a steady resync, and 100 changes a second for 60 s
 // seen through skydns. It runs once whatever b.N is, prints one Markdown
 // table per part and writes them to bench/results/kube2sky.md. The sizes
@@ -61,6 +61,9 @@ func BenchmarkKube2SkyAtScale(b *testing.B) {
 	r := &scaleRun{b: b, cfg: cfg}
 	r.start()
 	tables := append([]*table{r.initialSync(), r.steadyResync()}, r.churn()...)
+	if cfg.Pods > 0 {
+		tables = append(tables, r.podChurn(), r.podTargets())
+	}
 	r.report(tables, began, loadBefore)
 }
 
@@ -75,6 +78,15 @@ type scaleRun struct {
 	k2s     *harness.Kube2Sky
 	load    time.Duration // creating every object through the API
 	podLoad time.Duration // creating and starting every pod through the API
+	sky     *harness.SkyDNS
+
+	// What the pod targets (podTargets) are judged on.
+	sync, toRecords time.Duration   // informers synced → every record in etcd; kube2sky start → the same
+	syncRecords     int64           // records in etcd after the sync
+	syncMem         proc.Memory     // kube2sky's after the sync
+	endMem, skyMem  proc.Memory     // kube2sky's (since its restart) and skydns's at the end of part 3
+	podChurnP       []time.Duration // part 4's p50, p90, p99 and max
+	podChurnFailed  int
 }
 
 // start runs kube-apiserver and the records etcd, and loads the objects.
@@ -119,6 +131,14 @@ func (r *scaleRun) kube2skyArgs(extra ...string) []string {
 	return extra
 }
 
+// skydnsArgs are skydns's flags: pod records when the run has pods.
+func (r *scaleRun) skydnsArgs() []string {
+	if r.cfg.Pods > 0 {
+		return []string{"--pod-records=verified"}
+	}
+	return nil
+}
+
 // initialSync is part 1: kube2sky started against the loaded API server and
 // an empty etcd, timed until every record is written.
 func (r *scaleRun) initialSync() *table {
@@ -144,6 +164,7 @@ func (r *scaleRun) initialSync() *table {
 		b.Fatalf("after the first full reconcile etcd holds %d records, want %d", keys, want)
 	}
 	m := r.metrics()
+	r.sync, r.toRecords, r.syncRecords, r.syncMem = written.Sub(synced), written.Sub(start), keys, mem
 	b.ReportMetric(written.Sub(synced).Seconds(), "sync-s")
 	t := &table{
 		title: fmt.Sprintf("1. Initial sync: %s headless Services, %s endpoints%s, empty records etcd",
@@ -154,7 +175,7 @@ func (r *scaleRun) initialSync() *table {
 	t.add(row(fmt.Sprintf("loading: %s Services + EndpointSlices created through the API (%d at a time)", fmtCount(objects), loadWorkers),
 		fmt.Sprintf("%s (%s objects/s)", fmtDuration(r.load), fmtCount(float64(objects)/r.load.Seconds())), noTarget)...)
 	if r.cfg.Pods > 0 {
-		t.add(row(fmt.Sprintf("loading: %s running pods created and their status patched through the API (%d at a time)", fmtCount(r.cfg.Pods), loadWorkers),
+		t.add(row(fmt.Sprintf("loading: %s running pods created and their status set through the API (%d at a time)", fmtCount(r.cfg.Pods), podLoadWorkers),
 			fmt.Sprintf("%s (%s pods/s)", fmtDuration(r.podLoad), fmtCount(float64(r.cfg.Pods)/r.podLoad.Seconds())), noTarget)...)
 	}
 	t.add(row("kube2sky start → informers synced (log)", fmtDuration(synced.Sub(start)), noTarget)...)
@@ -231,7 +252,8 @@ func (r *scaleRun) restart(t *table) {
 func (r *scaleRun) churn() []*table {
 	b := r.b
 	start := time.Now()
-	sky := harness.StartSkyDNS(b, r.dnsEtcd.Endpoint)
+	sky := harness.StartSkyDNS(b, r.dnsEtcd.Endpoint, r.skydnsArgs()...)
+	r.sky = sky
 	var err error
 	skyReady := time.Since(start)
 	r.spotCheck(sky.DNSAddr)
@@ -356,7 +378,8 @@ func failures(results []churnResult) int {
 }
 
 // spotCheck asks skydns for one endpoint of the first, middle and last
-// preloaded Service; each must answer its address.
+// preloaded Service, and for the first, middle and last preloaded pod;
+// each must answer its address.
 func (r *scaleRun) spotCheck(addr string) {
 	for _, i := range []int{0, r.cfg.Services / 2, r.cfg.Services - 1} {
 		qname := scaleHostname(2) + "." + scaleServiceName(i) + "." + scaleNamespace + ".svc.cluster.local."
@@ -366,6 +389,19 @@ func (r *scaleRun) spotCheck(addr string) {
 		}
 		if want := scaleEndpointIP(i, 2); !answerHolds(msg, want) {
 			r.b.Fatalf("%s A: %v, want %s", qname, msg.Answer, want)
+		}
+	}
+	if r.cfg.Pods == 0 {
+		return
+	}
+	for _, i := range []int{0, r.cfg.Pods / 2, r.cfg.Pods - 1} {
+		ip := nthIPv4(scalePodBase, i)
+		msg, err := harness.Query(addr, "udp", podName(ip), dns.TypeA)
+		if err != nil {
+			r.b.Fatal(err)
+		}
+		if !answerHolds(msg, ip) {
+			r.b.Fatalf("%s A: %v, want %s", podName(ip), msg.Answer, ip)
 		}
 	}
 }
@@ -475,9 +511,9 @@ func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
 	}
 	var doc strings.Builder
 	fmt.Fprintf(&doc, "# kube2sky at scale, through the real kube-apiserver\n\n")
-	fmt.Fprintf(&doc, "%s, %v. Command: `make bench-kube2sky-scale` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
-		"%s=%d %s=%d %s=%v %s=%v.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second),
-		envScaleServices, r.cfg.Services, envScaleChurnRate, r.cfg.ChurnRate, envScaleChurnDuration, r.cfg.ChurnDuration, envScaleResync, r.cfg.Resync)
+	fmt.Fprintf(&doc, "%s, %v. Command: `%s` (`go test -run '^$' -bench Kube2SkyAtScale -benchtime 1x ./integration/`) with "+
+		"%s=%d %s=%d %s=%v %s=%v%s.\n\n", began.UTC().Format(time.RFC3339), time.Since(began).Round(time.Second), r.makeTarget(),
+		envScaleServices, r.cfg.Services, envScaleChurnRate, r.cfg.ChurnRate, envScaleChurnDuration, r.cfg.ChurnDuration, envScaleResync, r.cfg.Resync, r.podsEnv())
 	fmt.Fprintf(&doc, "Machine: %s at the start, %s at the end; %s; kube-apiserver %s.\n\n",
 		machineNote(loadBefore), loadAverage(), binaryVersion("kube2sky"), binaryVersion("kube-apiserver"))
 	doc.WriteString(body.String())
@@ -487,6 +523,23 @@ func (r *scaleRun) report(tables []*table, began time.Time, loadBefore string) {
 	if err := os.WriteFile(r.cfg.Out, []byte(doc.String()), 0o644); err != nil {
 		r.b.Fatal(err)
 	}
+}
+
+// makeTarget is the make target that runs this benchmark at the run's
+// size.
+func (r *scaleRun) makeTarget() string {
+	if r.cfg.Pods > 0 {
+		return "make bench-kube2sky-pods"
+	}
+	return "make bench-kube2sky-scale"
+}
+
+// podsEnv is the pod settings of the command, when the run has pods.
+func (r *scaleRun) podsEnv() string {
+	if r.cfg.Pods == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %s=%d %s=%d", envScalePods, r.cfg.Pods, envScalePodChurnRate, r.cfg.PodChurnRate)
 }
 
 // binaryVersion runs `<name> --version` from bin/ and returns its first line.

@@ -75,16 +75,22 @@ type churner struct {
 	next    atomic.Int64 // the next preloaded Service to take
 }
 
-// run makes total changes, one every interval whatever the earlier ones
-// are doing (an open loop), each measured in a goroutine of its own, and
-// returns every result and how long issuing took.
+// run makes total changes, one every interval (see openLoop), and returns
+// every result and how long issuing took.
 func (c *churner) run(ctx context.Context, total int, interval time.Duration) ([]churnResult, time.Duration) {
-	results := make([]churnResult, total)
+	return openLoop(ctx, total, interval, c.change)
+}
+
+// openLoop calls change for m = 0 … total−1, one every interval whatever
+// the earlier ones are doing (an open loop), each in a goroutine of its
+// own, and returns every result and how long issuing took.
+func openLoop[R any](ctx context.Context, total int, interval time.Duration, change func(context.Context, int) R) ([]R, time.Duration) {
+	results := make([]R, total)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for m := range total {
 		time.Sleep(time.Until(start.Add(time.Duration(m) * interval))) // pacing, not waiting for a condition
-		wg.Go(func() { results[m] = c.change(ctx, m) })
+		wg.Go(func() { results[m] = change(ctx, m) })
 	}
 	issued := time.Since(start)
 	wg.Wait()
@@ -215,18 +221,27 @@ func (f *firstSeen) note(service string, t time.Time) {
 
 // since returns how long after the change's acknowledgement its Service
 // was first seen, and false when it was not.
-func (f *firstSeen) since(r churnResult) (time.Duration, bool) {
+func (f *firstSeen) since(r churnResult) (time.Duration, bool) { return f.sinceKey(r.service, r.acked) }
+
+// sinceKey returns how long after acked key was first seen, and false when
+// it was not.
+func (f *firstSeen) sinceKey(key string, acked time.Time) (time.Duration, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	t, ok := f.first[r.service]
-	return t.Sub(r.acked), ok
+	t, ok := f.first[key]
+	return t.Sub(acked), ok
 }
 
 // watchRecords notes when the forward records of each Service first change
 // in etcd (kube2sky's Txn seen by a watcher), until ctx ends.
 func watchRecords(ctx context.Context, etcd *clientv3.Client) *firstSeen {
+	return watchKeys(ctx, etcd, "/skydns/local/cluster/svc/"+scaleNamespace+"/")
+}
+
+// watchKeys notes when the keys under prefix first change in etcd, by the
+// first path element after prefix, until ctx ends.
+func watchKeys(ctx context.Context, etcd *clientv3.Client, prefix string) *firstSeen {
 	f := newFirstSeen()
-	prefix := "/skydns/local/cluster/svc/" + scaleNamespace + "/"
 	events := etcd.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix())
 	go func() {
 		defer close(f.done)

@@ -10,11 +10,12 @@ import (
 )
 
 // The environment variables that size BenchmarkKube2SkyAtScale; unset means
-// the default (the issue's figures).
+// the default (10k Services, 50k endpoints, 100 changes/s).
 const (
 	envScaleServices      = "KUBESKY_SCALE_SERVICES"       // headless Services to load (default 10000)
 	envScalePods          = "KUBESKY_SCALE_PODS"           // running pods to load, with --pod-records=verified (default none)
 	envScaleChurnRate     = "KUBESKY_SCALE_CHURN_RATE"     // changes per second (default 100)
+	envScalePodChurnRate  = "KUBESKY_SCALE_POD_CHURN_RATE" // pod changes per second in part 4, with pods (default 20)
 	envScaleChurnDuration = "KUBESKY_SCALE_CHURN_DURATION" // how long the churn lasts (default 60s)
 	envScaleResync        = "KUBESKY_SCALE_RESYNC"         // kube2sky's --resync-period in parts 1 and 2 (default 5s)
 	envScaleOut           = "KUBESKY_SCALE_OUT"            // the Markdown file written ("-": none)
@@ -30,7 +31,8 @@ type scaleConfig struct {
 	Services      int           // headless Services, endpointsPerService ready endpoints each
 	Pods          int           // running pods; 0 runs kube2sky without pod records
 	ChurnRate     int           // changes per second in part 3
-	ChurnDuration time.Duration // how long part 3 issues changes
+	PodChurnRate  int           // pod changes per second in part 4 (run only with pods)
+	ChurnDuration time.Duration // how long parts 3 and 4 issue changes
 	Resync        time.Duration // kube2sky's --resync-period in parts 1 and 2
 	Out           string        // the Markdown file; "" writes none
 	Profile       string        // where kube2sky's heap profile goes after the sync; "" takes none
@@ -40,6 +42,14 @@ type scaleConfig struct {
 func (c scaleConfig) ChurnChanges() int {
 	return int(int64(c.ChurnRate) * int64(c.ChurnDuration) / int64(time.Second))
 }
+
+// PodChurnChanges is how many pod changes part 4 makes.
+func (c scaleConfig) PodChurnChanges() int {
+	return int(int64(c.PodChurnRate) * int64(c.ChurnDuration) / int64(time.Second))
+}
+
+// podsTaken is how many preloaded pods part 4 deletes: every other change.
+func (c scaleConfig) podsTaken() int { return c.PodChurnChanges() / len(podChurnKinds) }
 
 // preloadedTaken is how many preloaded Services the churn changes: every
 // change but the Service creations (one in churnKinds) takes one of its own.
@@ -52,7 +62,7 @@ func (c scaleConfig) preloadedTaken() int {
 // parseScaleConfig reads the configuration from getenv (os.Getenv in the
 // benchmark) and checks it.
 func parseScaleConfig(getenv func(string) string) (scaleConfig, error) {
-	c := scaleConfig{Services: 10000, ChurnRate: 100, ChurnDuration: 60 * time.Second, Resync: 5 * time.Second, Out: defaultScaleOut}
+	c := scaleConfig{Services: 10000, ChurnRate: 100, PodChurnRate: 20, ChurnDuration: 60 * time.Second, Resync: 5 * time.Second, Out: defaultScaleOut}
 	var err error
 	if c.Services, err = envInt(getenv, envScaleServices, c.Services); err != nil {
 		return c, err
@@ -61,6 +71,9 @@ func parseScaleConfig(getenv func(string) string) (scaleConfig, error) {
 		return c, err
 	}
 	if c.ChurnRate, err = envInt(getenv, envScaleChurnRate, c.ChurnRate); err != nil {
+		return c, err
+	}
+	if c.PodChurnRate, err = envInt(getenv, envScalePodChurnRate, c.PodChurnRate); err != nil {
 		return c, err
 	}
 	if c.ChurnDuration, err = envDuration(getenv, envScaleChurnDuration, c.ChurnDuration); err != nil {
@@ -91,6 +104,10 @@ func (c scaleConfig) check() error {
 	if taken := c.preloadedTaken(); taken > c.Services {
 		return fmt.Errorf("the churn changes %d preloaded Services (%d changes, 3 of 4 on one of its own) but %s=%d: "+
 			"raise it or lower %s or %s", taken, c.ChurnChanges(), envScaleServices, c.Services, envScaleChurnRate, envScaleChurnDuration)
+	}
+	if c.Pods > 0 && c.podsTaken() > c.Pods {
+		return fmt.Errorf("the pod churn deletes %d preloaded pods (every other one of %d changes) but %s=%d: "+
+			"raise it or lower %s or %s", c.podsTaken(), c.PodChurnChanges(), envScalePods, c.Pods, envScalePodChurnRate, envScaleChurnDuration)
 	}
 	return nil
 }

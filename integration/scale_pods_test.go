@@ -2,14 +2,12 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -27,11 +25,17 @@ var scalePodBase = netip.MustParseAddr("10.128.0.0")
 
 func scalePodName(i int) string { return fmt.Sprintf("p-%06d", i) }
 
-// loadScalePods creates n running pods, loadWorkers at a time: each is
-// created, then its status is patched through the status subresource.
+// podLoadWorkers is how many pods are loaded at once: more than
+// loadWorkers, since each pod takes two requests and 150,000 of them must
+// load within minutes on two cores.
+const podLoadWorkers = 64
+
+// loadScalePods creates n running pods, podLoadWorkers at a time: each is
+// created, then given a running status through the status subresource
+// (the API server drops the status a create carries).
 func loadScalePods(ctx context.Context, kube kubernetes.Interface, n int) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(loadWorkers)
+	g.SetLimit(podLoadWorkers)
 	for i := range n {
 		g.Go(func() error { return createScalePod(ctx, kube, i) })
 	}
@@ -39,21 +43,41 @@ func loadScalePods(ctx context.Context, kube kubernetes.Interface, n int) error 
 }
 
 func createScalePod(ctx context.Context, kube kubernetes.Interface, i int) error {
-	pods := kube.CoreV1().Pods(scaleNamespace)
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: scalePodName(i)},
-		Spec: corev1.PodSpec{NodeName: scalePodNode,
-			Containers: []corev1.Container{{Name: "c", Image: "example.invalid/none"}}},
-	}
-	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating pod %s: %w", pod.Name, err)
-	}
-	patch, err := json.Marshal(map[string]any{"status": runningStatus(nthIPv4(scalePodBase, i))})
+	return startPod(ctx, kube, scalePodName(i), nthIPv4(scalePodBase, i))
+}
+
+// startPod creates pod name bound to scalePodNode, then makes it running
+// with ip.
+func startPod(ctx context.Context, kube kubernetes.Interface, name, ip string) error {
+	created, err := createPod(ctx, kube, name)
 	if err != nil {
 		return err
 	}
-	if _, err := pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		return fmt.Errorf("patching the status of pod %s: %w", pod.Name, err)
+	return setRunning(ctx, kube, created, ip)
+}
+
+// createPod creates pod name bound to scalePodNode; the API server makes
+// it pending.
+func createPod(ctx context.Context, kube kubernetes.Interface, name string) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PodSpec{NodeName: scalePodNode,
+			Containers: []corev1.Container{{Name: "c", Image: "example.invalid/none"}}},
+	}
+	created, err := kube.CoreV1().Pods(scaleNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating pod %s: %w", name, err)
+	}
+	return created, nil
+}
+
+// setRunning gives a created pod a running status with ip through the
+// status subresource, as its kubelet would: an update of the object the
+// create returned, which spares the API server a patch's merge.
+func setRunning(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod, ip string) error {
+	pod.Status = runningStatus(ip)
+	if _, err := kube.CoreV1().Pods(scaleNamespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("setting the status of pod %s: %w", pod.Name, err)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestScaleConfigDefaultsAreTheIssuesFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scaleConfig{Services: 10000, ChurnRate: 100, ChurnDuration: time.Minute, Resync: 5 * time.Second, Out: defaultScaleOut}
+	want := scaleConfig{Services: 10000, ChurnRate: 100, PodChurnRate: 20, ChurnDuration: time.Minute, Resync: 5 * time.Second, Out: defaultScaleOut}
 	if c != want {
 		t.Fatalf("defaults %+v, want %+v", c, want)
 	}
@@ -30,13 +30,13 @@ func TestScaleConfigDefaultsAreTheIssuesFigures(t *testing.T) {
 
 func TestScaleConfigReadsTheEnvironment(t *testing.T) {
 	c, err := parseScaleConfig(env(map[string]string{
-		envScaleServices: "2000", envScalePods: "20000", envScaleChurnRate: "50", envScaleChurnDuration: "10s", envScaleResync: "3s",
+		envScaleServices: "2000", envScalePods: "20000", envScaleChurnRate: "50", envScalePodChurnRate: "30", envScaleChurnDuration: "10s", envScaleResync: "3s",
 		envScaleOut: "-", envScaleProfile: "/tmp/heap.pprof",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scaleConfig{Services: 2000, Pods: 20000, ChurnRate: 50, ChurnDuration: 10 * time.Second, Resync: 3 * time.Second, Profile: "/tmp/heap.pprof"}
+	want := scaleConfig{Services: 2000, Pods: 20000, ChurnRate: 50, PodChurnRate: 30, ChurnDuration: 10 * time.Second, Resync: 3 * time.Second, Profile: "/tmp/heap.pprof"}
 	if c != want {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
@@ -55,6 +55,8 @@ func TestScaleConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{map[string]string{envScaleChurnDuration: "1ms"}, "makes no change"},
 		{map[string]string{envScaleResync: "100ms"}, envScaleResync + "=100ms: want at least 1s"},
 		{map[string]string{envScaleServices: "100"}, "the churn changes 4500 preloaded Services"},
+		{map[string]string{envScalePodChurnRate: "0"}, envScalePodChurnRate},
+		{map[string]string{envScalePods: "500"}, "the pod churn deletes 600 preloaded pods"},
 	} {
 		_, err := parseScaleConfig(env(tc.vars))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -166,5 +168,50 @@ func TestHistogramQuantileFindsTheBucketOfTheChange(t *testing.T) {
 	}
 	if got := fmtBucket(0.005, true); got != "≤ 5 ms" {
 		t.Errorf("fmtBucket = %q", got)
+	}
+}
+
+func TestCoreDNSModelIsTheGuidesFormulaLessCacheAndBuffer(t *testing.T) {
+	const mb = 1 << 20
+	// (150,000 + 10,000) / 1000 + 54 = 214 MB, less 30 MB of cache and 5 of buffer.
+	if got, want := coreDNSModel(150000, 10000), int64(179*mb); got != want {
+		t.Fatalf("coreDNSModel(150000, 10000) = %d, want %d", got, want)
+	}
+	if got, want := coreDNSModel(0, 0), int64(19*mb); got != want {
+		t.Fatalf("coreDNSModel(0, 0) = %d, want %d", got, want)
+	}
+}
+
+func TestBytesCellsJudgeAtOrBelowTheTarget(t *testing.T) {
+	const mb = 1 << 20
+	if got := bytesCells(100*mb, 200*mb, " (x)"); got[0] != "≤ 200.0 MB (x)" || got[1] != "0.50×" || got[2] != "met" {
+		t.Errorf("below: %q", got)
+	}
+	if got := bytesCells(200*mb, 200*mb, ""); got[2] != "met" {
+		t.Errorf("equal: %q", got)
+	}
+	if got := bytesCells(300*mb, 200*mb, ""); got[1] != "1.50×" || got[2] != "missed" {
+		t.Errorf("above: %q", got)
+	}
+}
+
+func TestPodChurnNamesAndAddresses(t *testing.T) {
+	if got := podName("10.192.0.7"); got != "10-192-0-7.scale.pod.cluster.local." {
+		t.Errorf("podName = %q", got)
+	}
+	if got := podChurnName(42); got != "q-000042" {
+		t.Errorf("podChurnName(42) = %q", got)
+	}
+	// The started pods' addresses stay apart from the preloaded pods' (150,000
+	// from 10.128.0.0) and the Services' endpoints and churn.
+	if last := nthIPv4(scalePodBase, 149999); last >= "10.192" {
+		t.Errorf("preloaded pods reach %s", last)
+	}
+	c, err := parseScaleConfig(env(map[string]string{envScalePods: "150000"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PodChurnChanges() != 1200 || c.podsTaken() != 600 {
+		t.Errorf("%d pod changes deleting %d pods, want 1200 and 600", c.PodChurnChanges(), c.podsTaken())
 	}
 }

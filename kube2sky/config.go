@@ -9,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/kube2sky/records"
-	"github.com/spf13/pflag"
 )
 
 // Config is everything kube2sky can be told.
@@ -70,7 +72,7 @@ func DefaultConfig() Config {
 	return Config{
 		Etcd:          etcd,
 		Zone:          "cluster.local",
-		Prefix:        etcdstore.DefaultPrefix,
+		Prefix:        contract.DefaultPrefix,
 		HTTPAddr:      ":8081",
 		Workers:       4,
 		ResyncPeriod:  5 * time.Minute,

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // kv is one key as read from etcd.
@@ -81,26 +84,10 @@ func decodeKV(value []byte, modRev int64) kv {
 // by page, so that a caller keeping only some of the keys never holds them
 // all. fn decodes what it keeps (decodeKV).
 func (s *store) scan(ctx context.Context, prefix string, fn func(key string, value []byte, modRev int64)) error {
-	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
-	var rev int64
-	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(s.pageSize)}
-		if rev != 0 {
-			opts = append(opts, clientv3.WithRev(rev))
-		}
-		resp, err := s.get(ctx, from, opts...)
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", prefix, err)
-		}
-		rev = resp.Header.Revision
-		for _, e := range resp.Kvs {
-			fn(string(e.Key), e.Value, e.ModRevision)
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return nil
-		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
-	}
+	_, err := etcdstore.Scan(ctx, s.kv, prefix, s.pageSize, s.timeout, func(e *mvccpb.KeyValue) {
+		fn(string(e.Key), e.Value, e.ModRevision)
+	})
+	return err
 }
 
 func (s *store) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {

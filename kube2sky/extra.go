@@ -24,6 +24,8 @@ const (
 // extraRecords is the controller's state for pod and host records.
 type extraRecords struct {
 	pods    cache.SharedIndexInformer // nil unless --pod-records=verified
+	podIx   *podIndex                 // the pods' addresses, kept by the pod informer's handler
+	podsFed cache.ResourceEventHandlerRegistration
 	hosts   cache.SharedIndexInformer // nil unless --hosts-configmap
 	kubeDNS *kubeDNSConfig            // nil unless --kube-dns-configmap
 
@@ -72,14 +74,15 @@ func (c *Controller) runExtraRecords(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
-// extraSynced reports whether the extra informers have listed everything.
+// extraSynced reports whether the extra informers have listed everything,
+// and the pod informer's handler has indexed every pod of its first list.
 func (c *Controller) extraSynced() bool {
 	for _, inf := range c.extra.informers() {
 		if !inf.HasSynced() {
 			return false
 		}
 	}
-	return true
+	return c.extra.podsFed == nil || c.extra.podsFed.HasSynced()
 }
 
 func (e *extraRecords) informers() []cache.SharedIndexInformer {
@@ -180,7 +183,7 @@ func (c *Controller) scanExtra(ctx context.Context, fn func(key string, value []
 func (c *Controller) addExtraGroups(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string][]desiredKV) {
 	var keys []string
 	if c.extra.pods != nil {
-		for _, v := range c.extra.pods.GetIndexer().ListIndexFuncValues(byPodAddress) {
+		for _, v := range c.extra.podIx.addresses() {
 			keys = append(keys, podGroupPrefix+v)
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
-	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
 // The --pod-records modes. Only PodsVerified makes kube2sky write; the
@@ -99,5 +100,5 @@ func (c Config) hostsDomainPrefix() string {
 	if c.HostsDomain == "" {
 		return ""
 	}
-	return etcdstore.Key(c.Prefix, c.HostsDomain) + "/"
+	return contract.Key(c.Prefix, c.HostsDomain) + "/"
 }

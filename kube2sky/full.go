@@ -15,8 +15,16 @@ import (
 // belong to no Service.
 type fullGroup struct {
 	want []desiredKV
-	cur  current
-	hold bool // leave cur as it is
+	cur  current // nil until a key differs: most groups' keys are all current, or absent
+	hold bool    // leave cur as it is
+}
+
+// addCurrent files a key etcd holds that differs from what the group wants.
+func (g *fullGroup) addCurrent(key string, v kv) {
+	if g.cur == nil {
+		g.cur = current{}
+	}
+	g.cur[key] = v
 }
 
 // fullReconcile builds every Service's records, lists everything kube2sky
@@ -47,7 +55,7 @@ func (c *Controller) fullReconcile(t *term) error {
 // to their claims, and gives each PTR to its winner. Records are encoded
 // as each Service is built, so only the encoded values stay in memory.
 func (c *Controller) desiredGroups() map[string]*fullGroup {
-	groups := map[string]*fullGroup{"": {want: encodeEntries(c.desiredZone()), cur: current{}}}
+	groups := map[string]*fullGroup{"": {want: encodeEntries(c.desiredZone())}}
 	claims := map[string][]string{}
 	ptrs := map[string][]desiredKV{}
 	for _, svc := range c.allServices() {
@@ -67,12 +75,14 @@ func (c *Controller) desiredGroups() map[string]*fullGroup {
 }
 
 // addGroup files one group's desired records in a full reconcile: its
-// forward records in its group, its PTRs in ptrs until the winners are
-// known, and their keys in claims.
+// forward records in its group, its PTRs (if any: a pod address has none)
+// in ptrs until the winners are known, and their keys in claims.
 func addGroup(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string][]desiredKV, key string, d desired) {
-	groups[key] = &fullGroup{want: encodeEntries(d.forward), cur: current{}, hold: d.hold}
-	claims[key] = entryKeys(d.ptr)
-	ptrs[key] = encodeEntries(d.ptr)
+	groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+	if len(d.ptr) > 0 {
+		claims[key] = entryKeys(d.ptr)
+		ptrs[key] = encodeEntries(d.ptr)
+	}
 }
 
 // groupOf returns the group of a key, creating an empty one for a Service
@@ -80,7 +90,7 @@ func addGroup(groups map[string]*fullGroup, claims map[string][]string, ptrs map
 func groupOf(groups map[string]*fullGroup, key string) *fullGroup {
 	g, ok := groups[key]
 	if !ok {
-		g = &fullGroup{cur: current{}}
+		g = &fullGroup{}
 		groups[key] = g
 	}
 	return g
@@ -101,7 +111,7 @@ func (c *Controller) fileCurrent(ctx context.Context, groups map[string]*fullGro
 		seen++
 		group := c.groupOfForward(key)
 		if !wanted.markCurrent(group, key, value) {
-			groupOf(groups, group).cur[key] = decodeKV(value, modRev)
+			groupOf(groups, group).addCurrent(key, decodeKV(value, modRev))
 		}
 	}
 	reverse := func(key string, value []byte, modRev int64) {
@@ -115,7 +125,7 @@ func (c *Controller) fileCurrent(ctx context.Context, groups map[string]*fullGro
 			group, keep = c.orphanGroup(v)
 		}
 		if keep {
-			groupOf(groups, group).cur[key] = v
+			groupOf(groups, group).addCurrent(key, v)
 		}
 	}
 	if err := c.store.scan(ctx, c.zone.ZoneKeyPrefix(), forward); err != nil {

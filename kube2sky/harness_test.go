@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
-	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -27,6 +25,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 const testOwner = "kube2sky.cluster.local"
@@ -235,7 +236,7 @@ const dnsVersion = `/skydns/local/cluster/dns-version {"text":"1.1.0","ttl":30,"
 
 // v returns the stored value of a record with host and an optional port.
 func v(host string, port ...int) string {
-	r := etcdstore.Record{Host: host, TTL: 30, Owner: testOwner}
+	r := contract.Record{Host: host, TTL: 30, Owner: testOwner}
 	if len(port) > 0 {
 		r.Port = port[0]
 	}

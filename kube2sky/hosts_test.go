@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
-	"github.com/kubesky/kubesky/kube2sky/records"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
 const hostKeys = "/skydns/local/cluster/hosts/"
@@ -91,7 +92,7 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		h.putConfigMap(hostsMap(map[string]string{"hosts": "10.0.0.6 db1\n", "more": "fd00::7 db7 # v6\n"}))
 		want := slices.Concat(hostRecord("db1", "10.0.0.6"), hostRecord("db7", "fd00::7"),
 			[]string{"/skydns/arpa/in-addr/10/0/0/6 " + v("db1.example.corp."),
-				etcdstore.ReverseKey("/skydns", netip.MustParseAddr("fd00::7")) + " " + v("db7.example.corp.")})
+				contract.ReverseKey("/skydns", netip.MustParseAddr("fd00::7")) + " " + v("db7.example.corp.")})
 		h.waitAll(want...)
 		t.Logf("edit applied in %v", time.Since(start))
 		if got := txns(r) - txnsBefore; got != 1 {

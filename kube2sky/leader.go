@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // The roles a replica plays.
@@ -77,16 +79,16 @@ func (c *Controller) leadAlone(ctx context.Context) {
 // A failed attempt is retried after a backoff, or at once when etcd answers
 // again.
 func (c *Controller) campaignLoop(ctx context.Context) {
-	b := newBackoff(200*time.Millisecond, 5*time.Second)
+	b := etcdstore.NewBackoff(200*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {
 		back := c.etcdBack.wait()
 		err := c.campaign(ctx)
 		if err == nil || ctx.Err() != nil {
-			b.reset()
+			b.Reset()
 			continue
 		}
 		c.log.Warn("leader election failed, retrying", "err", err)
-		b.waitOr(ctx, back)
+		b.WaitOr(ctx, back)
 	}
 }
 
@@ -109,7 +111,7 @@ func (c *Controller) campaign(ctx context.Context) error {
 	defer cancel()
 	ours := fmt.Sprintf("%s/%x", c.cfg.electionPrefix(), sess.Lease())
 	observer.Go(func() { c.observeLeader(campaignCtx, el, ours) })
-	value := string(etcdstore.Record{Text: c.cfg.identity(), Owner: c.owner}.Encode())
+	value := string(contract.Record{Text: c.cfg.identity(), Owner: c.owner}.Encode())
 	if err := el.Campaign(campaignCtx, value); err != nil {
 		return fmt.Errorf("campaigning: %w", err)
 	}
@@ -234,9 +236,9 @@ func (c *Controller) revokeStale(ctx context.Context) error {
 // serveTerm runs the term's first full reconcile (retried until it
 // succeeds), then one every resync period, until the term ends.
 func (c *Controller) serveTerm(t *term) {
-	b := newBackoff(200*time.Millisecond, 10*time.Second)
+	b := etcdstore.NewBackoff(200*time.Millisecond, 10*time.Second)
 	for c.resync(t) != nil {
-		if !b.wait(t.ctx) {
+		if !b.Wait(t.ctx) {
 			return
 		}
 	}
@@ -272,32 +274,6 @@ func (c *Controller) resync(t *term) error {
 	return err
 }
 
-// backoff doubles a delay up to a maximum.
-type backoff struct {
-	min, max, next time.Duration
-}
-
-func newBackoff(min, max time.Duration) *backoff { return &backoff{min: min, max: max, next: min} }
-
-// wait sleeps for the current delay; it returns false if ctx ended first.
-func (b *backoff) wait(ctx context.Context) bool {
-	return b.waitOr(ctx, nil)
-}
-
-// waitOr is wait that also ends when wake is closed.
-func (b *backoff) waitOr(ctx context.Context, wake <-chan struct{}) bool {
-	t := time.NewTimer(b.next)
-	defer t.Stop()
-	b.next = min(2*b.next, b.max)
-	select {
-	case <-t.C:
-	case <-wake:
-	case <-ctx.Done():
-		return false
-	}
-	return true
-}
-
 // broadcast wakes everyone waiting on it each time it fires.
 type broadcast struct {
 	mu sync.Mutex
@@ -319,5 +295,3 @@ func (b *broadcast) fire() {
 	close(b.ch)
 	b.ch = make(chan struct{})
 }
-
-func (b *backoff) reset() { b.next = b.min }

@@ -25,7 +25,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(restCfg)
+	kube, err := kubernetes.NewForConfig(withProtobuf(restCfg))
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // startSearchPathCluster starts a daemon with verified pod records, the
@@ -22,7 +23,7 @@ func startSearchPathCluster(tb testing.TB, autopath bool) *Daemon {
 	put(tb, etcd, "web.shop.svc.cluster.local.", "a1", `{"host":"10.96.5.1"}`)
 	put(tb, etcd, "web.other.svc.cluster.local.", "a1", `{"host":"10.96.6.1"}`)
 	rev := etcd.Put(tb, "/skydns/local/cluster/pod/shop/127-0-0-1", `{"host":"127.0.0.1"}`)
-	eventually(tb, "the snapshot reaches the revision", func() string {
+	polltest.NoComplaint(tb, "the snapshot reaches the revision", func() string {
 		if d.Mirror().Snapshot().Revision() < rev {
 			return "behind"
 		}

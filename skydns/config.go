@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
@@ -96,6 +97,15 @@ type Config struct {
 	// stale snapshot as ready (staleness is reported, not acted on).
 	MaxStale time.Duration
 
+	// TransferTo are the client networks (CIDRs or addresses) allowed to
+	// transfer the zones (AXFR, IXFR) over TCP; empty: every transfer is
+	// REFUSED.
+	TransferTo []string
+	// Notify are the secondaries (IP or IP:port, port 53 by default) sent
+	// a NOTIFY of every zone when the records change, at most once per
+	// second.
+	Notify []string
+
 	// Forward configures the forwarder for names outside the zones (the
 	// --upstream, --allow-recursion, --cache-*, --forward-* and
 	// --stub-domain flags); used when Forwarder is nil.
@@ -125,7 +135,7 @@ func DefaultConfig() Config {
 		TCP:               DefaultTCPLimits(),
 		HTTPAddr:          "127.0.0.1:8081",
 		Zones:             []string{"cluster.local."},
-		Prefix:            etcdstore.DefaultPrefix,
+		Prefix:            contract.DefaultPrefix,
 		TTL:               30,
 		PodRecords:        string(resolver.PodsDisabled),
 		Rotate:            true,
@@ -171,6 +181,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&c.LogQueriesSample, "log-queries-sample", c.LogQueriesSample, "fraction of the answers --log-queries selects that are logged, above 0 and at most 1")
 	fs.DurationVar(&c.Lameduck, "lameduck", c.Lameduck, "after SIGTERM, how long /readyz is 503 while DNS keeps answering, before the listeners close (0: close at once)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for queries in progress, after the lameduck")
+	fs.StringSliceVar(&c.TransferTo, "transfer-to", c.TransferTo, "client networks (CIDRs or IP addresses) allowed to transfer the zones over TCP (AXFR, IXFR), comma separated (empty: transfers are REFUSED)")
+	fs.StringSliceVar(&c.Notify, "notify", c.Notify, "secondaries (IP or IP:port, port 53 by default) sent a NOTIFY of every zone when the records change, at most once a second (needs --transfer-to)")
 	fs.DurationVar(&c.MaxStale, "max-stale", c.MaxStale, "turn /readyz 503 once the snapshot has not been confirmed current by etcd for this long (0: never; a stale snapshot keeps being served either way)")
 	c.Forward.AddFlags(fs)
 	c.RRL.AddFlags(fs)
@@ -205,6 +217,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("pprof", c.Pprof),
 		slog.Duration("lameduck", c.Lameduck), slog.Duration("shutdown-timeout", c.ShutdownTimeout),
 		slog.Duration("max-stale", c.MaxStale),
+		slog.Any("transfer-to", c.TransferTo), slog.Any("notify", c.Notify),
 		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
 			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),
 	}

@@ -70,6 +70,11 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a TCP idle timeout without a unit", []string{"--tcp-idle-timeout", "8"}, "--tcp-idle-timeout"},
 		{"zero queries per TCP connection", []string{"--tcp-max-queries", "0"}, "--tcp-max-queries"},
 		{"a TCP query limit that is not a number", []string{"--tcp-max-queries", "lots"}, "--tcp-max-queries"},
+		{"a transfer network that is not a CIDR", []string{"--transfer-to", "10.0.0.0/8,secondary.example"}, "--transfer-to"},
+		{"a transfer network with a bad mask", []string{"--transfer-to", "10.0.0.0/33"}, "--transfer-to"},
+		{"a NOTIFY target that is a host name", []string{"--transfer-to", "10.0.0.0/8", "--notify", "ns1.example:53"}, "--notify"},
+		{"a NOTIFY target with port 0", []string{"--transfer-to", "10.0.0.0/8", "--notify", "10.0.0.7:0"}, "--notify"},
+		{"NOTIFY without anyone allowed to transfer", []string{"--notify", "10.0.0.7"}, "--notify"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+" is rejected naming "+tc.flag, func(t *testing.T) {
@@ -81,6 +86,17 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 				t.Fatalf("error %q should name %s on one line", msg, tc.flag)
 			}
 		})
+	}
+}
+
+func TestTransferFlagsAreReadFromFlagsAndTheEnvironment(t *testing.T) {
+	t.Setenv("SKYDNS_NOTIFY", "10.0.0.7,10.0.0.8:5353")
+	cfg, err := parse("--transfer-to", "10.0.0.0/8,192.0.2.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.TransferTo, " ") != "10.0.0.0/8 192.0.2.7" || strings.Join(cfg.Notify, " ") != "10.0.0.7 10.0.0.8:5353" {
+		t.Fatalf("transfer-to %v, notify %v", cfg.TransferTo, cfg.Notify)
 	}
 }
 

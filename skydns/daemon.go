@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/miekg/dns"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
 // Daemon is a running skydns: the etcd mirror, the DNS servers, the HTTP
@@ -43,6 +45,7 @@ type Daemon struct {
 	closing  atomic.Bool // set by Stop: the listeners are closing
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
+	stopNotify     func() // stops the notifier and waits for it; nil if none
 }
 
 // Run starts the daemon and runs it until ctx ends or a part of it fails.
@@ -95,7 +98,7 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mirror.onSnapshot = snapshotHook(cfg, forwarder)
+	d.mirror.onSnapshot = d.notifyOnChange(res, snapshotHook(cfg, forwarder))
 	if err := d.serve(res, forwarder); err != nil {
 		return nil, err
 	}
@@ -174,6 +177,37 @@ func snapshotHook(cfg Config, forwarder Forwarder) func(*snapshot.Snapshot) {
 	}
 }
 
+// notifyOnChange returns hook, followed, with --notify targets, by telling
+// a notifier that the zones changed; it starts the notifier.
+func (d *Daemon) notifyOnChange(res *resolver.Resolver, hook func(*snapshot.Snapshot)) func(*snapshot.Snapshot) {
+	if len(d.cfg.Notify) == 0 {
+		return hook
+	}
+	targets, _ := transfer.ParseTargets(d.cfg.Notify) // checked by Validate
+	n := transfer.NewNotifier(targets, res.Zones(), transfer.DefaultNotifyInterval, d.logger.With("component", "notify"))
+	n.Observe = func(result string) { d.metrics.notifies.WithLabelValues(result).Inc() }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); n.Run(ctx) }()
+	d.stopNotify = func() { cancel(); <-done }
+	return func(s *snapshot.Snapshot) {
+		hook(s)
+		n.Changed()
+	}
+}
+
+// transferServer answers zone transfers to --transfer-to; nil without it
+// (the resolver refuses them).
+func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dns.ResponseWriter) *dns.Msg {
+	if len(d.cfg.TransferTo) == 0 {
+		return nil
+	}
+	acl, _ := transfer.ParseACL(d.cfg.TransferTo) // checked by Validate
+	s := &transfer.Server{Resolver: res, Snapshot: d.mirror.Snapshot, ACL: acl, Logger: d.logger.With("component", "transfer"),
+		Observe: func(result string) { d.metrics.transfers.WithLabelValues(result).Inc() }}
+	return s.Transfer
+}
+
 // serve starts the DNS and HTTP servers.
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
 	a := &answerer{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
@@ -187,6 +221,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
 		Invalid:    func(error) { d.metrics.malformedPackets.Inc() },
 		Panicked:   d.panicked,
 		Logger:     d.logger.With("component", "dns"),
+		Transfer:   d.transferServer(res),
 	}
 	var err error
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
@@ -308,6 +343,9 @@ func (d *Daemon) stop(ctx context.Context) error {
 	}
 	if d.closeForwarder != nil {
 		d.closeForwarder()
+	}
+	if d.stopNotify != nil {
+		d.stopNotify()
 	}
 	if d.client != nil {
 		d.client.Close()

@@ -11,8 +11,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -24,19 +25,19 @@ func TestAnswersFollowEtcd(t *testing.T) {
 	for _, proto := range []string{"udp", "tcp"} {
 		t.Run("a put is answered over "+proto, func(t *testing.T) {
 			put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
-			eventually(t, "answer after put", func() string {
+			polltest.NoComplaint(t, "answer after put", func() string {
 				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 			})
 		})
 		t.Run("a changed value is answered over "+proto, func(t *testing.T) {
 			put(t, etcd, web, "a1", `{"host":"10.96.0.11"}`)
-			eventually(t, "answer after change", func() string {
+			polltest.NoComplaint(t, "answer after change", func() string {
 				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.11")
 			})
 		})
 		t.Run("a delete is answered over "+proto, func(t *testing.T) {
-			etcd.Delete(t, etcdstore.Key(etcdstore.DefaultPrefix, web)+"/a1")
-			eventually(t, "answer after delete", func() string {
+			etcd.Delete(t, contract.Key(contract.DefaultPrefix, web)+"/a1")
+			polltest.NoComplaint(t, "answer after delete", func() string {
 				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeNameError)
 			})
 		})
@@ -55,13 +56,13 @@ func TestTxnIsNeverSeenHalfApplied(t *testing.T) {
 	const n = 50
 	etcd, d := startWithEtcd(t)
 	const batch = "batch.default.svc.cluster.local."
-	key := etcdstore.Key(etcdstore.DefaultPrefix, batch)
+	key := contract.Key(contract.DefaultPrefix, batch)
 	var old []clientv3.Op
 	for i := range n {
 		old = append(old, clientv3.OpPut(fmt.Sprintf("%s/old%d", key, i), fmt.Sprintf(`{"host":"10.1.0.%d"}`, i)))
 	}
 	commit(t, etcd, old)
-	eventually(t, "old set served", func() string {
+	polltest.NoComplaint(t, "old set served", func() string {
 		if got := len(ask(t, "tcp", d.DNSAddr(), batch, dns.TypeA).Answer); got != n {
 			return fmt.Sprintf("%d answers", got)
 		}
@@ -140,13 +141,13 @@ func TestEtcdOutage(t *testing.T) {
 	etcd, d := startWithEtcd(t)
 	url := etcd.ClientURL()
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
-	eventually(t, "answer before the outage", func() string {
+	polltest.NoComplaint(t, "answer before the outage", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 
 	etcd.Stop()
 	t.Run("readyz stays ok and verbose readyz says etcd is unreachable", func(t *testing.T) {
-		eventually(t, "verbose readyz", func() string {
+		polltest.NoComplaint(t, "verbose readyz", func() string {
 			code, body := httpGet(t, d, "/readyz?verbose")
 			if code != 200 || !strings.Contains(body, "; etcd unreachable since 20") || !strings.HasSuffix(body, "readyz check passed\n") {
 				return fmt.Sprintf("%d %q", code, body)
@@ -161,7 +162,7 @@ func TestEtcdOutage(t *testing.T) {
 		}
 	})
 	t.Run("the staleness metric rises while etcd is away", func(t *testing.T) {
-		eventually(t, "skydns_snapshot_stale_seconds above 1", func() string {
+		polltest.NoComplaint(t, "skydns_snapshot_stale_seconds above 1", func() string {
 			if v := metric(t, d, "skydns_snapshot_stale_seconds"); v <= 1 {
 				return fmt.Sprintf("at %v", v)
 			}
@@ -184,14 +185,14 @@ func TestEtcdOutage(t *testing.T) {
 	etcd.Restart(t, url)
 	t.Run("changes made after etcd is back are served", func(t *testing.T) {
 		put(t, etcd, web, "a2", `{"host":"10.96.0.12"}`)
-		eventually(t, "answer after the outage", func() string {
+		polltest.NoComplaint(t, "answer after the outage", func() string {
 			return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10", "10.96.0.12")
 		})
 	})
 	t.Run("the staleness metric falls back once etcd is back", func(t *testing.T) {
 		// Confirmed at every probe: within the 100ms probe interval, plus
 		// a probe's own time.
-		eventually(t, "skydns_snapshot_stale_seconds below 1", func() string {
+		polltest.NoComplaint(t, "skydns_snapshot_stale_seconds below 1", func() string {
 			if v := metric(t, d, "skydns_snapshot_stale_seconds"); v < 0 || v >= 1 {
 				return fmt.Sprintf("at %v", v)
 			}
@@ -204,7 +205,7 @@ func TestMalformedValuesAreSkipped(t *testing.T) {
 	etcd, d := startWithEtcd(t)
 	put(t, etcd, "bad.default.svc.cluster.local.", "x", `{"host":`)
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
-	eventually(t, "good name served next to a bad one", func() string {
+	polltest.NoComplaint(t, "good name served next to a bad one", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 	t.Run("the bad value is counted once", func(t *testing.T) {
@@ -223,7 +224,7 @@ func TestMalformedValuesAreSkipped(t *testing.T) {
 	})
 	t.Run("fixing the value clears the gauge but not the total", func(t *testing.T) {
 		put(t, etcd, "bad.default.svc.cluster.local.", "x", `{"host":"10.96.0.99"}`)
-		eventually(t, "fixed name served", func() string {
+		polltest.NoComplaint(t, "fixed name served", func() string {
 			return answerIs(ask(t, "udp", d.DNSAddr(), "bad.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.99")
 		})
 		if now, total := metric(t, d, "skydns_malformed_values"), metric(t, d, "skydns_malformed_values_total"); now != 0 || total != 1 {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/miekg/dns"
 	"github.com/spf13/pflag"
@@ -63,4 +64,86 @@ func TestDocsNameEveryFlagAndMetric(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReadmeIsReadInOneSitting keeps the README short: what it is, the
+// commands, the contract, recipes and one figures table; the rest lives in
+// docs/.
+func TestReadmeIsReadInOneSitting(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCount(raw); n > 12000 {
+		t.Errorf("README.md has %d characters, want at most 12000: move detail into docs/", n)
+	}
+}
+
+// TestReadmeFiguresComeFromTheLatestBenchResults checks that every cell of
+// the README's figures table is the cell of the same server and column in
+// the Serving table of bench/results/latest.md, so the README never shows a
+// figure of an older run.
+func TestReadmeFiguresComeFromTheLatestBenchResults(t *testing.T) {
+	readme := readTable(t, "../README.md", "## Figures")
+	latest := readTable(t, "../bench/results/latest.md", "## Serving")
+	if len(readme) < 2 {
+		t.Fatal("README.md's Figures section has no table with a row")
+	}
+	columns := map[string]int{}
+	for i, name := range latest[0] {
+		if _, seen := columns[name]; !seen {
+			columns[name] = i
+		}
+	}
+	rows := map[string][]string{}
+	for _, row := range latest[1:] {
+		rows[row[0]] = row
+	}
+	for _, row := range readme[1:] {
+		want, ok := rows[row[0]]
+		if !ok {
+			t.Errorf("README figures name server %q, which latest.md does not measure", row[0])
+			continue
+		}
+		for i, cell := range row {
+			col, ok := columns[readme[0][i]]
+			switch {
+			case !ok:
+				t.Errorf("README figures column %q is not a column of latest.md", readme[0][i])
+			case want[col] != cell:
+				t.Errorf("README figures %s / %s = %q, latest.md says %q", row[0], readme[0][i], cell, want[col])
+			}
+		}
+	}
+}
+
+// readTable returns the cells of the first Markdown table after the line
+// heading in path (the header row first, the separator row left out).
+func readTable(t *testing.T, path, heading string) [][]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(raw), "\n"+heading+"\n")
+	if !found {
+		t.Fatalf("%s has no %q section", path, heading)
+	}
+	var table [][]string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if len(table) > 0 {
+				break
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if !strings.HasPrefix(cells[0], "---") {
+			table = append(table, cells)
+		}
+	}
+	return table
 }

@@ -10,9 +10,10 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestEmbeddedEtcd(t *testing.T) {
@@ -26,10 +27,10 @@ func TestEmbeddedEtcd(t *testing.T) {
 	t.Run("records put into the embedded etcd are served", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
-		if _, err := client.Put(ctx, etcdstore.Key(cfg.Prefix, web)+"/a1", `{"host":"10.96.0.10"}`); err != nil {
+		if _, err := client.Put(ctx, contract.Key(cfg.Prefix, web)+"/a1", `{"host":"10.96.0.10"}`); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answer", func() string {
+		polltest.NoComplaint(t, "answer", func() string {
 			return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 		})
 	})

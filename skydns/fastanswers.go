@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/snapshot"
@@ -97,7 +97,7 @@ func anyWildcard(names []string) bool {
 		for rest := name; rest != ""; {
 			var label string
 			label, rest, _ = strings.Cut(rest, ".")
-			if etcdstore.IsWildcard(label) {
+			if contract.IsWildcard(label) {
 				return true
 			}
 		}
@@ -107,15 +107,15 @@ func anyWildcard(names []string) bool {
 
 // recordChanges tells the fast path's caches which names each update
 // changes, before its snapshot is served.
-func recordChanges(changes *fastpath.Changes, prefix string) func(prev, next *snapshot.Snapshot, u etcdstore.Update) {
-	return func(prev, next *snapshot.Snapshot, u etcdstore.Update) {
+func recordChanges(changes *fastpath.Changes, prefix string) func(prev, next *snapshot.Snapshot, u contract.Update) {
+	return func(prev, next *snapshot.Snapshot, u contract.Update) {
 		if u.Full { // every cached answer goes: the names would only take memory
 			changes.Record(uint64(prev.Revision()), uint64(next.Revision()), nil, true)
 			return
 		}
 		names := make([]string, 0, len(u.Events))
 		for _, ev := range u.Events {
-			if name, ok := etcdstore.Name(prefix, ev.Key); ok {
+			if name, ok := contract.Name(prefix, ev.Key); ok {
 				names = append(names, strings.ToLower(name))
 			}
 		}

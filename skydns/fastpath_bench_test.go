@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -37,8 +37,8 @@ func benchAnswers(b *testing.B) *wireAnswers {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := NewMirror(etcdstore.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
-	m.apply(snapshottest.Cluster(etcdstore.DefaultPrefix, 10_000))
+	m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
+	m.apply(snapshottest.Cluster(contract.DefaultPrefix, 10_000))
 	return &wireAnswers{answerer: &answerer{resolver: res, mirror: m, forwarder: Refuse}, maxUDPSize: dnsserver.DefaultMaxUDPSize}
 }
 

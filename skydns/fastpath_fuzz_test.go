@@ -12,7 +12,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -26,7 +26,12 @@ import (
 // the query as asked, record for record, ignoring the case of names (the
 // ordinary path compresses case-sensitively). Every plain query it may
 // answer (in the zones, fitting the requester, not depending on who asks)
-// it must answer.
+// it must answer. The same holds over TCP, where the fast path answers
+// whatever the requester's EDNS size (the ordinary path's TCP answer is
+// never truncated), and must answer every plain query whose answer fits
+// the server's largest UDP size (the size the cached answers are made
+// for); each TCP answer is appended to the connection's batch without
+// touching what the batch holds.
 
 // fuzzRecords is a small cluster with every kind of record: addresses of
 // both families, SRV with glue, headless endpoints, an in-zone alias and
@@ -34,7 +39,7 @@ import (
 // whose answer needs more than 512 bytes.
 func fuzzRecords() map[string]string {
 	r := map[string]string{}
-	add := func(name, label, value string) { r[etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label] = value }
+	add := func(name, label, value string) { r[contract.Key(contract.DefaultPrefix, name)+"/"+label] = value }
 	svc := func(s string) string { return s + ".default.svc.cluster.local." }
 	add(svc("web"), "a1", `{"host":"10.96.0.1"}`)
 	add(svc("web"), "a2", `{"host":"fd00::1","ttl":60}`)
@@ -91,7 +96,7 @@ func makeFuzzQuery(id uint16, nameSel uint8, caseBits uint64, typeSel uint8, fla
 	m.Question = []dns.Question{{Name: name, Qtype: fuzzTypes[int(typeSel)%len(fuzzTypes)], Qclass: dns.ClassINET}}
 	m.RecursionDesired, m.CheckingDisabled = flags&1 != 0, flags&2 != 0
 	m.AuthenticatedData, m.Truncated, m.Zero = flags&4 != 0, flags&8 != 0, flags&16 != 0
-	plain := true
+	plain := !isTransfer(m.Question[0].Qtype)
 	switch flags >> 13 { // rarely: something that is not plain
 	case 1:
 		m.Question[0].Qclass = dns.ClassCHAOS
@@ -170,9 +175,9 @@ func newDifferential(tb testing.TB) *differential {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := NewMirror(etcdstore.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
+	m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
 	changes := fastpath.NewChanges()
-	m.beforePublish = recordChanges(changes, etcdstore.DefaultPrefix)
+	m.beforePublish = recordChanges(changes, contract.DefaultPrefix)
 	m.apply(snapshottest.Update(7, fuzzRecords()))
 	a := &answerer{resolver: res, mirror: m, forwarder: chaseAll{}}
 	w := &wireAnswers{answerer: a, maxUDPSize: dnsserver.DefaultMaxUDPSize}
@@ -181,15 +186,20 @@ func newDifferential(tb testing.TB) *differential {
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
 }
 
-// ordinary is the ordinary path's packed answer to packed.
+// ordinary is the ordinary path's packed answer to packed over UDP.
 func (d *differential) ordinary(t *testing.T, packed []byte) ([]byte, *dns.Msg) {
+	return d.ordinaryOver(t, "udp", packed)
+}
+
+// ordinaryOver is the ordinary path's packed answer to packed over proto.
+func (d *differential) ordinaryOver(t *testing.T, proto string, packed []byte) ([]byte, *dns.Msg) {
 	t.Helper()
 	req := new(dns.Msg)
 	if err := req.Unpack(packed); err != nil {
 		t.Fatalf("the fast path answered a query miekg/dns cannot read: %v", err)
 	}
 	resp := dnsserver.Reply(context.Background(), d.ans,
-		dnsserver.Query{Msg: req, Client: netip.MustParseAddr("127.0.0.1"), Proto: "udp"}, dnsserver.DefaultMaxUDPSize)
+		dnsserver.Query{Msg: req, Client: netip.MustParseAddr("127.0.0.1"), Proto: proto}, dnsserver.DefaultMaxUDPSize)
 	wire, err := resp.Pack()
 	if err != nil {
 		t.Fatalf("the ordinary answer does not pack: %v", err)
@@ -197,27 +207,48 @@ func (d *differential) ordinary(t *testing.T, packed []byte) ([]byte, *dns.Msg) 
 	return wire, resp
 }
 
+// check runs the differential check of q over UDP and over TCP.
 func (d *differential) check(t *testing.T, q fuzzQuery) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cache.Refresh()
-	fast, _, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
+	d.checkOver(t, "udp", q)
+	d.checkOver(t, "tcp", q)
+}
+
+// reply is the fast path's answer to q over proto: a TCP answer is
+// appended after what the connection's batch already holds.
+func (d *differential) reply(t *testing.T, proto string, q fuzzQuery) ([]byte, bool) {
+	if proto == "udp" {
+		fast, _, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
+		return fast, ok
+	}
+	batch := []byte("earlier answers")
+	fast, _, ok := d.cache.AppendStreamReply(batch, q.packed)
+	if !bytes.HasPrefix(fast, batch) || !ok && len(fast) != len(batch) {
+		t.Fatalf("a TCP answer changed the batch before it: %q", fast)
+	}
+	return fast[len(batch):], ok
+}
+
+func (d *differential) checkOver(t *testing.T, proto string, q fuzzQuery) {
+	fast, ok := d.reply(t, proto, q)
 	if !ok {
-		d.mustDecline(t, q)
+		d.mustDecline(t, proto, q)
 		return
 	}
 	d.served++
 	if !q.plain {
-		t.Fatalf("the fast path answered a query that is not plain:\n%v", unpackMsg(t, q.packed))
+		t.Fatalf("the fast path answered a query that is not plain over %s:\n%v", proto, unpackMsg(t, q.packed))
 	}
 	lower, nameEnd := lowerName(q.packed)
-	want, _ := d.ordinary(t, lower)
+	want, _ := d.ordinaryOver(t, proto, lower)
 	copy(want[12:nameEnd], q.packed[12:nameEnd])
 	if !bytes.Equal(fast, want) {
-		t.Fatalf("fast path bytes differ from the ordinary path's\nquery:\n%v\nfast:\n%v\nordinary:\n%v",
-			unpackMsg(t, q.packed), unpackMsg(t, fast), unpackMsg(t, want))
+		t.Fatalf("fast path bytes differ from the ordinary path's over %s\nquery:\n%v\nfast:\n%v\nordinary:\n%v",
+			proto, unpackMsg(t, q.packed), unpackMsg(t, fast), unpackMsg(t, want))
 	}
-	_, asked := d.ordinary(t, q.packed)
+	_, asked := d.ordinaryOver(t, proto, q.packed)
 	got := unpackMsg(t, fast)
 	if got.Question[0].Name != asked.Question[0].Name || !strings.EqualFold(got.String(), asked.String()) {
 		t.Fatalf("fast path answer differs from the ordinary answer to the query as asked\nfast:\n%v\nordinary:\n%v", got, asked)
@@ -266,16 +297,18 @@ func (d *differential) update(i int) {
 		return
 	}
 	up := fuzzUpdates[i]
-	ev := etcdstore.Event{Type: etcdstore.Put, Key: etcdstore.Key(etcdstore.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
+	ev := contract.Event{Type: contract.Put, Key: contract.Key(contract.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
 	if up.value == "" {
-		ev.Type = etcdstore.Delete
+		ev.Type = contract.Delete
 	}
-	m.apply(etcdstore.Update{Revision: rev, Events: []etcdstore.Event{ev}})
+	m.apply(contract.Update{Revision: rev, Events: []contract.Event{ev}})
 }
 
-// mustDecline fails when the fast path declined a query it should answer:
-// plain, in the zones, not leaving them, fitting the requester.
-func (d *differential) mustDecline(t *testing.T, q fuzzQuery) {
+// mustDecline fails when the fast path declined a query over proto it
+// should answer: plain, in the zones, not leaving them, fitting the
+// requester over UDP, or the server's largest UDP answer over TCP (the
+// size the cached answers are made for).
+func (d *differential) mustDecline(t *testing.T, proto string, q fuzzQuery) {
 	if !q.plain || !q.sure {
 		return
 	}
@@ -283,12 +316,16 @@ func (d *differential) mustDecline(t *testing.T, q fuzzQuery) {
 	if _, inZone := d.ans.resolver.Zone(req.Question[0].Name); !inZone {
 		return
 	}
-	_, resp := d.ordinary(t, q.packed)
+	wire, resp := d.ordinaryOver(t, proto, q.packed)
 	resolved := d.ans.resolver.Resolve(d.ans.mirror.Snapshot(), req) // before any chase
-	if _, leaves := d.ans.resolver.ExternalTarget(resolved); leaves || resp.Truncated {
+	cached := len(wire)                                              // the cached answer's size: with an OPT record
+	if req.IsEdns0() == nil {
+		cached += 11
+	}
+	if _, leaves := d.ans.resolver.ExternalTarget(resolved); leaves || resp.Truncated || cached > dnsserver.DefaultMaxUDPSize {
 		return
 	}
-	t.Fatalf("the fast path declined a plain query it can answer:\n%v\nordinary answer:\n%v", req, resp)
+	t.Fatalf("the fast path declined a plain query it can answer over %s:\n%v\nordinary answer:\n%v", proto, req, resp)
 }
 
 // lowerName returns a copy of a packed query with its question's name in
@@ -412,11 +449,15 @@ func plainCounts(packed []byte) bool {
 	return len(packed) >= 12 && string(packed[4:10]) == "\x00\x01\x00\x00\x00\x00" && packed[10] == 0 && packed[11] <= 1
 }
 
+// isTransfer says whether qtype asks for a zone transfer, which the fast
+// path leaves to the transfer handler.
+func isTransfer(qtype uint16) bool { return qtype == dns.TypeAXFR || qtype == dns.TypeIXFR }
+
 // isPlain says, from miekg/dns's reading of a query, whether the fast path
 // may answer it (see package fastpath).
 func isPlain(m *dns.Msg) bool {
 	if m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || len(m.Answer)+len(m.Ns) != 0 ||
-		m.Question[0].Qclass != dns.ClassINET || len(m.Extra) > 1 {
+		m.Question[0].Qclass != dns.ClassINET || len(m.Extra) > 1 || isTransfer(m.Question[0].Qtype) {
 		return false
 	}
 	for _, c := range m.Question[0].Name {

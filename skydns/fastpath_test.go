@@ -130,13 +130,30 @@ func TestFastPathPassesTheRestOn(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a TCP query never meets the fast path", func(t *testing.T) {
+	t.Run("a TCP query is answered by the fast path, in full", func(t *testing.T) {
 		answered, passed := fastCounts(t, d)
 		if msg := answerIs(ask(t, "tcp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
-		if a, p := fastCounts(t, d); a != answered || p != passed {
-			t.Fatalf("fast path counts moved: answered %v→%v, passed %v→%v", answered, a, passed, p)
+		resp := ask(t, "tcp", d.DNSAddr(), "big.default.svc.cluster.local.", dns.TypeA) // 666 bytes, no EDNS
+		if resp.Truncated || len(resp.Answer) != 40 {
+			t.Fatalf("want all 40 records, not truncated:\n%v", resp)
+		}
+		if a, p := fastCounts(t, d); a != answered+2 || p != passed {
+			t.Fatalf("fast path counts: answered %v→%v, passed %v→%v; want 2 more answered", answered, a, passed, p)
+		}
+	})
+	t.Run("a TCP query that is not plain is passed on", func(t *testing.T) {
+		answered, passed := fastCounts(t, d)
+		resp, err := exchange("tcp", d.DNSAddr(), do)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+			t.Fatal(msg)
+		}
+		if a, p := fastCounts(t, d); a != answered || p != passed+1 {
+			t.Fatalf("fast path counts: answered %v→%v, passed %v→%v; want 1 more passed", answered, a, passed, p)
 		}
 	})
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -67,7 +67,7 @@ func testLogger(t testing.TB) *slog.Logger {
 // put stores a record at the key of name plus one label.
 func put(t testing.TB, etcd *etcdtest.Server, name, label, value string) int64 {
 	t.Helper()
-	return etcd.Put(t, etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label, value)
+	return etcd.Put(t, contract.Key(contract.DefaultPrefix, name)+"/"+label, value)
 }
 
 // ask sends one query over proto ("udp" or "tcp") and returns the answer.
@@ -80,23 +80,6 @@ func exchange(proto, addr string, m *dns.Msg) (*dns.Msg, error) {
 	c := &dns.Client{Net: proto, Timeout: 5 * time.Second}
 	resp, _, err := c.Exchange(m, addr)
 	return resp, err
-}
-
-// eventually polls cond until it returns "" or the deadline passes, then
-// fails with cond's last complaint.
-func eventually(t testing.TB, what string, cond func() string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		complaint := cond()
-		if complaint == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %s after 15s", what, complaint)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // answerIs describes how resp differs from rcode with exactly the given

@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestHTTPEndpoints(t *testing.T) {
@@ -16,7 +17,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	cfg := testConfig(etcd.ClientURL())
 	cfg.Pprof = true
 	d := startDaemon(t, cfg)
-	eventually(t, "readyz", func() string {
+	polltest.NoComplaint(t, "readyz", func() string {
 		if code, body := httpGet(t, d, "/readyz"); code != 200 || body != "ok\n" {
 			return fmt.Sprintf("%d %q", code, body)
 		}
@@ -55,7 +56,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	})
 	t.Run("metrics report the snapshot and the etcd state", func(t *testing.T) {
 		rev := put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
-		eventually(t, "revision metric", func() string {
+		polltest.NoComplaint(t, "revision metric", func() string {
 			if v := metric(t, d, "skydns_snapshot_revision"); v != float64(rev) {
 				return fmt.Sprintf("at %v", v)
 			}
@@ -79,7 +80,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		}
 		defer conn.Close()
 		conn.Write([]byte{0xde, 0xad})
-		eventually(t, "malformed packet metric", func() string {
+		polltest.NoComplaint(t, "malformed packet metric", func() string {
 			if v := metric(t, d, "skydns_dns_malformed_packets_total"); v != 1 {
 				return fmt.Sprintf("at %v", v)
 			}
@@ -107,7 +108,7 @@ func TestStartWhileEtcdIsAway(t *testing.T) {
 	etcd.Stop()
 	d := startDaemon(t, testConfig(url))
 	t.Run("readyz says not synced and why", func(t *testing.T) {
-		eventually(t, "readyz", func() string {
+		polltest.NoComplaint(t, "readyz", func() string {
 			code, body := httpGet(t, d, "/readyz")
 			if code != 503 || !strings.HasPrefix(body, "not synced: etcd unreachable since ") {
 				return fmt.Sprintf("%d %q", code, body)
@@ -127,7 +128,7 @@ func TestStartWhileEtcdIsAway(t *testing.T) {
 	})
 	t.Run("the daemon syncs once etcd comes up", func(t *testing.T) {
 		etcd.Restart(t, url)
-		eventually(t, "readyz", func() string {
+		polltest.NoComplaint(t, "readyz", func() string {
 			if code, body := httpGet(t, d, "/readyz"); code != 200 {
 				return fmt.Sprintf("%d %q", code, body)
 			}

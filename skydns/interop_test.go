@@ -13,31 +13,32 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // interopRecords is the etcd content both servers read, laid out the way
 // kube2sky writes it (see DESIGN.md) plus records written by hand.
 var interopRecords = map[string]string{
-	"/skydns/local/cluster/dns-version":                                   `{"text":"1.1.0"}`,
-	"/skydns/local/cluster/svc/default/web/3a1f2c":                        `{"host":"10.96.0.10"}`,
-	"/skydns/local/cluster/svc/default/web/5b2e9d":                        `{"host":"fd00:10:96::a"}`,
-	"/skydns/local/cluster/svc/default/web/_tcp/_http/3a1f2c":             `{"host":"web.default.svc.cluster.local.","port":80}`,
-	"/skydns/local/cluster/svc/default/v4only/1c2d3e":                     `{"host":"10.96.0.11"}`,
-	"/skydns/local/cluster/svc/default/db/db-0":                           `{"host":"10.244.1.7"}`,
-	"/skydns/local/cluster/svc/default/db/db-1":                           `{"host":"10.244.2.8"}`,
-	"/skydns/local/cluster/svc/default/db/_tcp/_pg/db-0":                  `{"host":"db-0.db.default.svc.cluster.local.","port":5432}`,
-	"/skydns/local/cluster/svc/default/db/_tcp/_pg/db-1":                  `{"host":"db-1.db.default.svc.cluster.local.","port":5432}`,
-	"/skydns/local/cluster/svc/default/ext/9f8e7d":                        `{"host":"example.com."}`,
-	"/skydns/local/cluster/svc/default/alias/4a4a4a":                      `{"host":"web.default.svc.cluster.local."}`,
-	"/skydns/local/cluster/svc/default/handmade":                          `{"host":"web.default.svc.cluster.local."}`,
-	"/skydns/local/cluster/svc/default/notes/1":                           `{"text":"hello world"}`,
-	"/skydns/local/cluster/svc/default/iphost/_tcp/_api/10-244-3-9":       `{"host":"10.244.3.9","port":8080}`,
-	"/skydns/local/cluster/svc/other/a/x1":                                `{"host":"10.97.0.1"}`,
-	"/skydns/local/cluster/svc/other/b/x1":                                `{"host":"10.97.0.2"}`,
-	etcdstore.ReverseKey("/skydns", netip.MustParseAddr("fd00:10:96::a")): `{"host":"web.default.svc.cluster.local."}`,
-	"/skydns/arpa/in-addr/10/96/0/10":                                     `{"host":"web.default.svc.cluster.local."}`,
+	"/skydns/local/cluster/dns-version":                                  `{"text":"1.1.0"}`,
+	"/skydns/local/cluster/svc/default/web/3a1f2c":                       `{"host":"10.96.0.10"}`,
+	"/skydns/local/cluster/svc/default/web/5b2e9d":                       `{"host":"fd00:10:96::a"}`,
+	"/skydns/local/cluster/svc/default/web/_tcp/_http/3a1f2c":            `{"host":"web.default.svc.cluster.local.","port":80}`,
+	"/skydns/local/cluster/svc/default/v4only/1c2d3e":                    `{"host":"10.96.0.11"}`,
+	"/skydns/local/cluster/svc/default/db/db-0":                          `{"host":"10.244.1.7"}`,
+	"/skydns/local/cluster/svc/default/db/db-1":                          `{"host":"10.244.2.8"}`,
+	"/skydns/local/cluster/svc/default/db/_tcp/_pg/db-0":                 `{"host":"db-0.db.default.svc.cluster.local.","port":5432}`,
+	"/skydns/local/cluster/svc/default/db/_tcp/_pg/db-1":                 `{"host":"db-1.db.default.svc.cluster.local.","port":5432}`,
+	"/skydns/local/cluster/svc/default/ext/9f8e7d":                       `{"host":"example.com."}`,
+	"/skydns/local/cluster/svc/default/alias/4a4a4a":                     `{"host":"web.default.svc.cluster.local."}`,
+	"/skydns/local/cluster/svc/default/handmade":                         `{"host":"web.default.svc.cluster.local."}`,
+	"/skydns/local/cluster/svc/default/notes/1":                          `{"text":"hello world"}`,
+	"/skydns/local/cluster/svc/default/iphost/_tcp/_api/10-244-3-9":      `{"host":"10.244.3.9","port":8080}`,
+	"/skydns/local/cluster/svc/other/a/x1":                               `{"host":"10.97.0.1"}`,
+	"/skydns/local/cluster/svc/other/b/x1":                               `{"host":"10.97.0.2"}`,
+	contract.ReverseKey("/skydns", netip.MustParseAddr("fd00:10:96::a")): `{"host":"web.default.svc.cluster.local."}`,
+	"/skydns/arpa/in-addr/10/96/0/10":                                    `{"host":"web.default.svc.cluster.local."}`,
 }
 
 // interopCases are the questions asked of both servers. Every section of
@@ -65,7 +66,7 @@ var interopCases = []struct {
 	{"A of an ExternalName service, not forwarded", "ext.default.svc.cluster.local.", dns.TypeA, false, ""},
 	{"A of a CNAME inside the zone", "alias.default.svc.cluster.local.", dns.TypeA, false, ""},
 	{"PTR of an IPv4 address", "10.0.96.10.in-addr.arpa.", dns.TypePTR, false, ""},
-	{"PTR of an IPv6 address", etcdstore.ReverseName(netip.MustParseAddr("fd00:10:96::a")), dns.TypePTR, false, ""},
+	{"PTR of an IPv6 address", contract.ReverseName(netip.MustParseAddr("fd00:10:96::a")), dns.TypePTR, false, ""},
 	{"NXDOMAIN for a missing service", "missing.default.svc.cluster.local.", dns.TypeA, true, ""},
 	{"NXDOMAIN for a missing PTR", "99.0.96.10.in-addr.arpa.", dns.TypePTR, true, ""},
 	{"NODATA for AAAA of an IPv4-only service", "v4only.default.svc.cluster.local.", dns.TypeAAAA, true, ""},
@@ -84,7 +85,7 @@ func TestInterop(t *testing.T) {
 		last = etcd.Put(t, key, value)
 	}
 	d := startDaemon(t, testConfig(etcd.ClientURL()))
-	eventually(t, "skydns synced", func() string {
+	polltest.NoComplaint(t, "skydns synced", func() string {
 		if rev := d.Mirror().Snapshot().Revision(); rev < last {
 			return fmt.Sprintf("at revision %d of %d", rev, last)
 		}
@@ -189,7 +190,7 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	eventually(t, "CoreDNS answering", func() string {
+	polltest.NoComplaint(t, "CoreDNS answering", func() string {
 		_, err := exchange("tcp", addr, new(dns.Msg).SetQuestion("dns-version.cluster.local.", dns.TypeTXT))
 		if err != nil {
 			return fmt.Sprintf("%v; output:\n%s", err, out.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
@@ -25,7 +26,7 @@ func TestMaxStaleTurnsAStaleReplicaUnready(t *testing.T) {
 	d := startDaemon(t, cfg)
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	waitReadyz(t, d, 200, "ok\n")
-	eventually(t, "answer", func() string {
+	polltest.NoComplaint(t, "answer", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 
@@ -64,7 +65,7 @@ func TestLameduckKeepsAnsweringWhileUnready(t *testing.T) {
 	d := startDaemon(t, cfg)
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	waitReadyz(t, d, 200, "ok\n")
-	eventually(t, "answer", func() string {
+	polltest.NoComplaint(t, "answer", func() string {
 		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 	addr := d.DNSAddr()
@@ -158,7 +159,7 @@ func TestStopFinishesTCPQueriesInFlight(t *testing.T) {
 // with prefix.
 func waitReadyz(t *testing.T, d *Daemon, code int, prefix string) {
 	t.Helper()
-	eventually(t, "readyz", func() string {
+	polltest.NoComplaint(t, "readyz", func() string {
 		got, body := httpGet(t, d, "/readyz")
 		if got != code || !strings.HasPrefix(body, prefix) {
 			return fmt.Sprintf("%d %q, want %d %q", got, body, code, prefix)

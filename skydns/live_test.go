@@ -6,8 +6,9 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/forward"
 )
 
@@ -28,22 +29,22 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stopDaemon(t, d) })
-	key := func(flag string) string { return forward.ConfigKey(etcdstore.DefaultPrefix, flag, "cluster.local.") }
+	key := func(flag string) string { return forward.ConfigKey(contract.DefaultPrefix, flag, "cluster.local.") }
 	setting := func(flag, value string) {
-		etcd.Put(t, key(flag), string(etcdstore.Record{Text: value}.Encode()))
+		etcd.Put(t, key(flag), string(contract.Record{Text: value}.Encode()))
 	}
 	answers := func(rcode int, want ...string) func() string {
 		return func() string { return answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), rcode, want...) }
 	}
 
-	eventually(t, "the flag's upstream answers", answers(dns.RcodeSuccess, "192.0.2.1"))
+	polltest.NoComplaint(t, "the flag's upstream answers", answers(dns.RcodeSuccess, "192.0.2.1"))
 	t.Run("a new upstream in etcd gets the queries", func(t *testing.T) {
 		setting(forward.FlagUpstream, second)
-		eventually(t, "the second upstream answers", answers(dns.RcodeSuccess, "192.0.2.2"))
+		polltest.NoComplaint(t, "the second upstream answers", answers(dns.RcodeSuccess, "192.0.2.2"))
 	})
 	t.Run("a bad value is logged and every setting stays", func(t *testing.T) {
 		setting(forward.FlagUpstream, "not-an-address")
-		eventually(t, "the warning", func() string {
+		polltest.NoComplaint(t, "the warning", func() string {
 			if logs.count("ignoring the live forwarding settings") == 0 || logs.count(key(forward.FlagUpstream)) == 0 {
 				return "no warning naming " + key(forward.FlagUpstream)
 			}
@@ -57,7 +58,7 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 	})
 	t.Run("fixing the value applies the ACL and the upstream together", func(t *testing.T) {
 		setting(forward.FlagUpstream, first)
-		eventually(t, "127.0.0.1 refused", answers(dns.RcodeRefused))
+		polltest.NoComplaint(t, "127.0.0.1 refused", answers(dns.RcodeRefused))
 	})
 	t.Run("deleting the records brings the flags' settings back", func(t *testing.T) {
 		for _, flag := range []string{forward.FlagUpstream, forward.FlagAllowRecursion} {
@@ -65,7 +66,7 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, "the flag's upstream answers", answers(dns.RcodeSuccess, "192.0.2.1"))
+		polltest.NoComplaint(t, "the flag's upstream answers", answers(dns.RcodeSuccess, "192.0.2.1"))
 	})
 	if n := logs.count("forwarding settings changed"); n < 3 {
 		t.Errorf("%d 'forwarding settings changed' lines, want one per change", n)
@@ -78,7 +79,7 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 func settled(t *testing.T, etcd *etcdtest.Server, d *Daemon) {
 	t.Helper()
 	rev := put(t, etcd, "settled.test.", "x", `{"host":"192.0.2.0"}`)
-	eventually(t, "the last revision served", func() string {
+	polltest.NoComplaint(t, "the last revision served", func() string {
 		if got := metric(t, d, "skydns_snapshot_revision"); got < float64(rev) {
 			return "at an older revision"
 		}

@@ -4,7 +4,7 @@ import (
 	"hash/maphash"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // malformedSet remembers which keys hold a value that does not decode, and
@@ -24,7 +24,7 @@ type malformedValue struct {
 // update applies u to the set and returns the values not seen before.
 // anyBad says whether snapshot.Apply reported errors for u; when it did
 // not, only the keys u touches are cleared, without decoding anything.
-func (s *malformedSet) update(prefix string, u etcdstore.Update, anyBad bool) []malformedValue {
+func (s *malformedSet) update(prefix string, u contract.Update, anyBad bool) []malformedValue {
 	old := *s
 	if u.Full || *s == nil {
 		*s = malformedSet{}
@@ -33,10 +33,10 @@ func (s *malformedSet) update(prefix string, u etcdstore.Update, anyBad bool) []
 	for _, ev := range u.Events {
 		seen, wasBad := old[ev.Key]
 		delete(*s, ev.Key)
-		if !anyBad || ev.Type != etcdstore.Put || !strings.HasPrefix(ev.Key, prefix+"/") {
+		if !anyBad || ev.Type != contract.Put || !strings.HasPrefix(ev.Key, prefix+"/") {
 			continue
 		}
-		if _, err := etcdstore.Decode(ev.Key, ev.Value); err != nil {
+		if _, err := contract.Decode(ev.Key, ev.Value); err != nil {
 			h := maphash.Bytes(malformedSeed, ev.Value)
 			if !wasBad || seen != h {
 				fresh = append(fresh, malformedValue{key: ev.Key, value: ev.Value, err: err})

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
 // Metrics are the daemon's Prometheus metrics, in a registry of their own.
@@ -39,6 +40,8 @@ type Metrics struct {
 	connected        prometheus.Gauge
 	synced           prometheus.Gauge
 	panics           *prometheus.CounterVec
+	transfers        *prometheus.CounterVec
+	notifies         *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics, and Go and process collectors, in a new
@@ -69,12 +72,21 @@ func NewMetrics(stale func() float64) *Metrics {
 	for _, path := range []string{"fast", "udp", "tcp", "forward"} {
 		m.panics.WithLabelValues(path)
 	}
+	m.transfers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "skydns_zone_transfers_total",
+		Help: "Zone transfer requests (AXFR, IXFR) over TCP with --transfer-to set, by result: " + strings.Join(transfer.Results, ", ") + ".",
+	}, []string{"result"})
+	m.notifies = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "skydns_notify_total",
+		Help: "NOTIFY messages sent to the --notify targets, by result: " + strings.Join(transfer.NotifyResults, ", ") + ".",
+	}, []string{"result"})
 	staleGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "skydns_snapshot_stale_seconds",
 		Help: "Seconds since etcd last confirmed the snapshot current (a list, a watch response or a probe, every --etcd-probe-interval while etcd answers); 0 before the first list.",
 	}, stale)
 	m.Registry.MustRegister(m.answersCollector, m.malformedPackets, m.revision, m.records,
 		m.malformedTotal, m.malformedNow, m.lists, m.publish, m.eventsApplied, m.etcdErrors, m.connected, m.synced, m.panics, staleGauge,
+		m.transfers, m.notifies,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Registry.MustRegister(version.BuildInfo("skydns"))
 	return m

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
@@ -28,7 +29,7 @@ type Mirror struct {
 	onSnapshot func(*snapshot.Snapshot)
 	// beforePublish is called with every update just before its snapshot
 	// is published, from the writer goroutine.
-	beforePublish func(prev, next *snapshot.Snapshot, u etcdstore.Update)
+	beforePublish func(prev, next *snapshot.Snapshot, u contract.Update)
 
 	// malformed and listed are touched only by the writer goroutine.
 	malformed malformedSet
@@ -43,7 +44,7 @@ type Mirror struct {
 // may be nil.
 func NewMirror(prefix string, metrics *Metrics, logger *slog.Logger) *Mirror {
 	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, onSnapshot: func(*snapshot.Snapshot) {},
-		beforePublish: func(_, _ *snapshot.Snapshot, _ etcdstore.Update) {}}
+		beforePublish: func(_, _ *snapshot.Snapshot, _ contract.Update) {}}
 	m.current.Store(snapshot.Empty(m.prefix))
 	m.metrics = metrics
 	if m.metrics == nil {
@@ -71,7 +72,7 @@ func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, requestTimeout, 
 }
 
 // apply publishes the snapshot of one revision.
-func (m *Mirror) apply(u etcdstore.Update) {
+func (m *Mirror) apply(u contract.Update) {
 	start := time.Now()
 	prev := m.Snapshot()
 	next, errs := prev.Apply(u)
@@ -87,7 +88,7 @@ func (m *Mirror) apply(u etcdstore.Update) {
 
 // trackMalformed logs and counts the malformed values an update brought
 // that were not seen before; a re-list of the same bad value stays quiet.
-func (m *Mirror) trackMalformed(u etcdstore.Update, anyBad bool) {
+func (m *Mirror) trackMalformed(u contract.Update, anyBad bool) {
 	if !anyBad && len(m.malformed) == 0 {
 		return
 	}

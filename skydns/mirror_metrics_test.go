@@ -7,7 +7,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -18,7 +18,7 @@ func TestMirrorCountsPublishesAndWatchEvents(t *testing.T) {
 	m := runMirror(t, etcd.Client, slog.New(slog.DiscardHandler))
 	waitHosts(t, m, web, "[10.0.0.1 10.0.0.2]")
 
-	key := etcdstore.Key(etcdstore.DefaultPrefix, web)
+	key := contract.Key(contract.DefaultPrefix, web)
 	_, err := etcd.Client.Txn(t.Context()).Then(
 		clientv3.OpPut(key+"/c", `{"host":"10.0.0.3"}`),
 		clientv3.OpPut(key+"/d", `{"host":"10.0.0.4"}`),

@@ -10,8 +10,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // heldSource is a real etcd client whose watch the test can break and
@@ -59,7 +61,7 @@ func (s *heldSource) release() {
 // ends.
 func runMirror(t *testing.T, src etcdstore.Source, logger *slog.Logger) *Mirror {
 	t.Helper()
-	m := NewMirror(etcdstore.DefaultPrefix, nil, logger)
+	m := NewMirror(contract.DefaultPrefix, nil, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); m.Run(ctx, src, time.Second, 100*time.Millisecond) }()
@@ -78,7 +80,7 @@ func hostsOf(m *Mirror, name string) string {
 
 func waitHosts(t *testing.T, m *Mirror, name, want string) {
 	t.Helper()
-	eventually(t, "mirror of "+name, func() string {
+	polltest.NoComplaint(t, "mirror of "+name, func() string {
 		if got := hostsOf(m, name); got != want {
 			return "holding " + got + ", want " + want
 		}
@@ -97,7 +99,7 @@ func TestCompactionWhileWatchingRelists(t *testing.T) {
 	waitHosts(t, m, web, "[10.0.0.1 10.0.0.3]")
 
 	src.breakAndHold()
-	etcd.Delete(t, etcdstore.Key(etcdstore.DefaultPrefix, web)+"/a")
+	etcd.Delete(t, contract.Key(contract.DefaultPrefix, web)+"/a")
 	put(t, etcd, web, "b", `{"host":"10.0.0.2"}`)
 	rev := put(t, etcd, web, "c", `{"host":"10.0.0.4"}`)
 	if _, err := etcd.Client.Compact(t.Context(), rev, clientv3.WithCompactPhysical()); err != nil {
@@ -134,7 +136,7 @@ func TestMirrorReadiness(t *testing.T) {
 		etcd.Stop()
 		client := etcdtest.NewClient(t, url)
 		m := runMirror(t, client, slog.New(slog.DiscardHandler))
-		eventually(t, "readiness", func() string {
+		polltest.NoComplaint(t, "readiness", func() string {
 			err := m.Ready()
 			if err == nil || !startsWith(err.Error(), "not synced: etcd unreachable since ") {
 				return fmt.Sprintf("%v", err)
@@ -146,7 +148,7 @@ func TestMirrorReadiness(t *testing.T) {
 		}
 	})
 	t.Run("a fresh mirror is not synced", func(t *testing.T) {
-		m := NewMirror(etcdstore.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
+		m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
 		if err := m.Ready(); err == nil || err.Error() != "not synced" {
 			t.Fatalf("Ready() = %v, want \"not synced\"", err)
 		}
@@ -156,26 +158,26 @@ func TestMirrorReadiness(t *testing.T) {
 func startsWith(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
 
 func TestMalformedSet(t *testing.T) {
-	bad := func(key, v string) etcdstore.Event {
-		return etcdstore.Event{Type: etcdstore.Put, Key: key, Value: []byte(v)}
+	bad := func(key, v string) contract.Event {
+		return contract.Event{Type: contract.Put, Key: key, Value: []byte(v)}
 	}
-	good := func(key string) etcdstore.Event { return bad(key, `{"host":"10.0.0.1"}`) }
-	del := func(key string) etcdstore.Event { return etcdstore.Event{Type: etcdstore.Delete, Key: key} }
+	good := func(key string) contract.Event { return bad(key, `{"host":"10.0.0.1"}`) }
+	del := func(key string) contract.Event { return contract.Event{Type: contract.Delete, Key: key} }
 	const k1, k2 = "/skydns/local/a/x", "/skydns/local/b/x"
 	steps := []struct {
 		name      string
-		update    etcdstore.Update
+		update    contract.Update
 		wantFresh int
 		wantKeys  int
 	}{
-		{"a first list reports each bad value", etcdstore.Update{Full: true, Events: []etcdstore.Event{bad(k1, "x"), bad(k2, "{}"), good("/skydns/local/c")}}, 2, 2},
-		{"a re-list of the same values reports nothing", etcdstore.Update{Full: true, Events: []etcdstore.Event{bad(k1, "x"), bad(k2, "{}")}}, 0, 2},
-		{"a different bad value at a known key is reported", etcdstore.Update{Events: []etcdstore.Event{bad(k1, "y")}}, 1, 2},
-		{"a good value clears its key", etcdstore.Update{Events: []etcdstore.Event{good(k1)}}, 0, 1},
-		{"a delete clears its key", etcdstore.Update{Events: []etcdstore.Event{del(k2)}}, 0, 0},
-		{"the old bad value at a cleared key is new again", etcdstore.Update{Events: []etcdstore.Event{bad(k2, "{}")}}, 1, 1},
-		{"a re-list without the key clears it", etcdstore.Update{Full: true, Events: []etcdstore.Event{good(k1)}}, 0, 0},
-		{"keys outside the prefix are ignored", etcdstore.Update{Events: []etcdstore.Event{bad("/skydnsx/a", "x")}}, 0, 0},
+		{"a first list reports each bad value", contract.Update{Full: true, Events: []contract.Event{bad(k1, "x"), bad(k2, "{}"), good("/skydns/local/c")}}, 2, 2},
+		{"a re-list of the same values reports nothing", contract.Update{Full: true, Events: []contract.Event{bad(k1, "x"), bad(k2, "{}")}}, 0, 2},
+		{"a different bad value at a known key is reported", contract.Update{Events: []contract.Event{bad(k1, "y")}}, 1, 2},
+		{"a good value clears its key", contract.Update{Events: []contract.Event{good(k1)}}, 0, 1},
+		{"a delete clears its key", contract.Update{Events: []contract.Event{del(k2)}}, 0, 0},
+		{"the old bad value at a cleared key is new again", contract.Update{Events: []contract.Event{bad(k2, "{}")}}, 1, 1},
+		{"a re-list without the key clears it", contract.Update{Full: true, Events: []contract.Event{good(k1)}}, 0, 0},
+		{"keys outside the prefix are ignored", contract.Update{Events: []contract.Event{bad("/skydnsx/a", "x")}}, 0, 0},
 	}
 	var s malformedSet
 	for _, step := range steps {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 const podKey = "/skydns/local/cluster/pod/default/10-244-1-5"
@@ -64,7 +65,7 @@ func TestPodRecordsOverUDP(t *testing.T) {
 
 func waitRevision(t *testing.T, d *Daemon, rev int64) {
 	t.Helper()
-	eventually(t, "the snapshot reaches the revision", func() string {
+	polltest.NoComplaint(t, "the snapshot reaches the revision", func() string {
 		if d.Mirror().Snapshot().Revision() < rev {
 			return "behind"
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
@@ -45,7 +46,7 @@ func TestServeStaleThroughTheDaemon(t *testing.T) {
 	if err := upstream.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a stale answer", func() string {
+	polltest.NoComplaint(t, "a stale answer", func() string {
 		m := ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA)
 		if msg := answerIs(m, dns.RcodeSuccess, "192.0.2.7"); msg != "" {
 			return msg
@@ -58,7 +59,7 @@ func TestServeStaleThroughTheDaemon(t *testing.T) {
 	if got := metric(t, d, "skydns_forward_stale_answers_total"); got < 1 {
 		t.Errorf("stale answers counted %v, want at least 1", got)
 	}
-	eventually(t, "a failed health check of the stopped upstream", func() string {
+	polltest.NoComplaint(t, "a failed health check of the stopped upstream", func() string {
 		if metric(t, d, `skydns_forward_health_probes_total{result="error",upstream="`+upstream.Addr()+`"}`) < 1 {
 			return "no failed probe yet"
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // burst sends n queries for name from a UDP socket bound to from, all at
@@ -73,7 +74,7 @@ func TestResponseRateLimiting(t *testing.T) {
 			cfg.RRL.Exempt = []string{"127.0.0.1"} // the test's own warm-up queries
 			d := startDaemon(t, cfg)
 			name := "web.default.svc.cluster.local."
-			eventually(t, "the record served", func() string {
+			polltest.NoComplaint(t, "the record served", func() string {
 				return answerIs(ask(t, "udp", d.DNSAddr(), name, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 			})
 

@@ -160,7 +160,8 @@ func checkDatagram(t *testing.T, addr string, packet []byte) {
 // at split, waiting after the first for the answers to the messages it
 // completes (so the server reads a message split across reads), then
 // half-closes and checks that every message with a header that is not a
-// response was answered, in order, and that the server then closed.
+// response was answered, in any order (RFC 7766), and that the server
+// then closed.
 func checkStream(t *testing.T, addr string, stream []byte, split int) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -171,11 +172,18 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 	msgs := tcpMessages(stream)
 	answers := bufio.NewReader(conn)
 	readUpTo := func(end int) {
+		var pending [][]byte
 		for len(msgs) > 0 && msgs[0].end <= end {
 			if answerable(msgs[0].data) {
-				checkAnswer(t, msgs[0].data, readFrame(t, answers, msgs[0].data), dns.MaxMsgSize)
+				pending = append(pending, msgs[0].data)
 			}
 			msgs = msgs[1:]
+		}
+		for len(pending) > 0 {
+			answer := readFrame(t, answers, pending[0])
+			i := answered(pending, answer)
+			checkAnswer(t, pending[i], answer, dns.MaxMsgSize)
+			pending = append(pending[:i], pending[i+1:]...)
 		}
 	}
 	write(t, conn, stream[:split])
@@ -188,6 +196,29 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 	} else if !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("the server did not close after the stream %x: %v", stream, err)
 	}
+}
+
+// answered is the index of the query of pending that answer answers: the
+// first with its ID and question, or else the first with its ID, or else
+// the first (whose check then fails).
+func answered(pending [][]byte, answer []byte) int {
+	resp := new(dns.Msg)
+	resp.Unpack(answer)
+	sameID := -1
+	for i, q := range pending {
+		if queryID(q) != queryID(answer) {
+			continue
+		}
+		req := new(dns.Msg)
+		if req.Unpack(q) == nil && len(req.Question) == 1 && len(resp.Question) == 1 &&
+			strings.EqualFold(req.Question[0].String(), resp.Question[0].String()) {
+			return i
+		}
+		if sameID < 0 {
+			sameID = i
+		}
+	}
+	return max(sameID, 0)
 }
 
 // tcpMessage is a message of a TCP stream and the offset its frame ends at.

@@ -9,8 +9,9 @@ import (
 	"github.com/miekg/dns"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // TestLargeAnswers serves one name with 200 A records (about 3.2 KB
@@ -20,7 +21,7 @@ func TestLargeAnswers(t *testing.T) {
 	const big = "big.default.svc.cluster.local."
 	etcd, d := startWithEtcd(t)
 	putMany(t, etcd, big, n)
-	eventually(t, "all records over TCP", func() string {
+	polltest.NoComplaint(t, "all records over TCP", func() string {
 		if got := len(ask(t, "tcp", d.DNSAddr(), big, dns.TypeA).Answer); got != n {
 			return fmt.Sprintf("%d answers", got)
 		}
@@ -56,7 +57,7 @@ func TestLargeAnswers(t *testing.T) {
 // putMany writes n A records for name in transactions of 100 keys.
 func putMany(t *testing.T, etcd *etcdtest.Server, name string, n int) {
 	t.Helper()
-	key := etcdstore.Key(etcdstore.DefaultPrefix, name)
+	key := contract.Key(contract.DefaultPrefix, name)
 	var ops []clientv3.Op
 	for i := range n {
 		ops = append(ops, clientv3.OpPut(fmt.Sprintf("%s/r%d", key, i), fmt.Sprintf(`{"host":"10.3.%d.%d"}`, i/256, i%256)))

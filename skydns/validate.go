@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/skydns/querylog"
+	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
 // Validate checks c and normalizes its zones (lower case, fully
@@ -39,6 +40,7 @@ func (c *Config) Validate() error {
 		checkPositive("--etcd-probe-interval", c.EtcdProbeInterval.Seconds()),
 		checkNotNegative("--lameduck", c.Lameduck),
 		checkNotNegative("--max-stale", c.MaxStale),
+		c.checkTransfer(),
 	}
 	if checkListenAddr("--dns-addr", c.DNSAddr) == nil {
 		errs = append(errs, c.Forward.Validate())
@@ -148,6 +150,20 @@ func (c *Config) checkQueryLog() error {
 	}
 	if err := querylog.CheckSampleRate(c.LogQueriesSample); err != nil {
 		return fmt.Errorf("--log-queries-sample: %w", err)
+	}
+	return nil
+}
+
+// checkTransfer checks --transfer-to and --notify.
+func (c *Config) checkTransfer() error {
+	if _, err := transfer.ParseACL(c.TransferTo); err != nil {
+		return fmt.Errorf("--transfer-to: %w", err)
+	}
+	if _, err := transfer.ParseTargets(c.Notify); err != nil {
+		return fmt.Errorf("--notify: %w", err)
+	}
+	if len(c.Notify) > 0 && len(c.TransferTo) == 0 {
+		return errors.New("--notify: needs --transfer-to: a secondary told of a change could not transfer the zone")
 	}
 	return nil
 }

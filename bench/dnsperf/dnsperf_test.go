@@ -102,6 +102,13 @@ func TestArgsPinAndBoundTheRun(t *testing.T) {
 	if _, err := (Options{Addr: "127.0.0.1"}).Args(); err == nil {
 		t.Error("an address without a port: want an error")
 	}
+	args, _ = Options{Addr: "127.0.0.1:53", QueryFile: "q", Duration: time.Second, TCP: true, Clients: 10, CPU: -1}.Args()
+	if i := slices.Index(args, "-m"); i < 0 || args[i+1] != "tcp" {
+		t.Errorf("TCP: args %q; want -m tcp", args)
+	}
+	if i := slices.Index(args, "-c"); i < 0 || args[i+1] != "10" {
+		t.Errorf("10 clients: args %q; want -c 10", args)
+	}
 }
 
 func TestRunCountsEveryAnswerOfARealServer(t *testing.T) {

@@ -32,6 +32,12 @@ type Options struct {
 	Verbose bool
 	// CPU pins dnsperf to this CPU with taskset; -1 leaves it free.
 	CPU int
+	// TCP sends the queries over TCP (dnsperf -m tcp), each client on one
+	// connection it keeps; else over UDP.
+	TCP bool
+	// Clients is how many clients dnsperf simulates, each with its own
+	// socket (dnsperf -c; default 1).
+	Clients int
 }
 
 // Args returns the command line, starting with taskset when pinned.
@@ -46,6 +52,12 @@ func (o Options) Args() ([]string, error) {
 		args = append(args, "-l", formatSeconds(o.Duration, 0))
 	} else {
 		args = append(args, "-n", strconv.Itoa(valueOr(o.MaxRuns, 1)))
+	}
+	if o.TCP {
+		args = append(args, "-m", "tcp")
+	}
+	if o.Clients > 1 {
+		args = append(args, "-c", strconv.Itoa(o.Clients))
 	}
 	if o.MaxQPS > 0 {
 		args = append(args, "-Q", strconv.Itoa(o.MaxQPS))

@@ -12,7 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/bench/gendata"
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -53,7 +53,7 @@ func TestRecordsFollowTheSkyDNSLayout(t *testing.T) {
 		t.Errorf("SRV record %+v", srv)
 	}
 	for _, kv := range kvs {
-		if _, err := etcdstore.Decode(kv.Key, []byte(kv.Value)); err != nil {
+		if _, err := contract.Decode(kv.Key, []byte(kv.Value)); err != nil {
 			t.Errorf("value does not decode: %v", err)
 		}
 	}

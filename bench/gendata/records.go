@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // KV is one etcd key and its value.
@@ -23,13 +23,13 @@ func Records(s Spec, svcs []Service) []KV {
 }
 
 func aRecord(s Spec, svc Service) KV {
-	value := string(etcdstore.Record{Host: svc.IP.String()}.Encode())
-	return KV{Key: etcdstore.Key(s.Prefix, svc.FQDN(s.Zone)) + "/" + label(value), Value: value}
+	value := string(contract.Record{Host: svc.IP.String()}.Encode())
+	return KV{Key: contract.Key(s.Prefix, svc.FQDN(s.Zone)) + "/" + label(value), Value: value}
 }
 
 func srvRecord(s Spec, svc Service) KV {
-	value := string(etcdstore.Record{Host: svc.FQDN(s.Zone), Port: 80}.Encode())
-	key := etcdstore.Key(s.Prefix, "_http._tcp."+svc.FQDN(s.Zone)) + "/" + label(value)
+	value := string(contract.Record{Host: svc.FQDN(s.Zone), Port: 80}.Encode())
+	key := contract.Key(s.Prefix, "_http._tcp."+svc.FQDN(s.Zone)) + "/" + label(value)
 	return KV{Key: key, Value: value}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestParseStatCountsFieldsAfterTheCommandName(t *testing.T) {
@@ -15,7 +17,11 @@ func TestParseStatCountsFieldsAfterTheCommandName(t *testing.T) {
 	if err != nil || ticks != 281 {
 		t.Fatalf("parseStat = %d, %v; want 281", ticks, err)
 	}
-	for _, bad := range []string{"no parens at all", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 u s"} {
+	withChildren := "4242 (x) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 31 40 9 20 0 7 0 100 1000 200\n"
+	if ticks, err := parseStat(withChildren); err != nil || ticks != 330 {
+		t.Fatalf("parseStat with children = %d, %v; want 330", ticks, err)
+	}
+	for _, bad := range []string{"no parens at all", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 u s 0 0", "1 (x) S 1 2 3 4 5 6 7 8 9 10 1 2"} {
 		if _, err := parseStat(bad); err == nil {
 			t.Errorf("parseStat(%q): want an error", bad)
 		}
@@ -40,7 +46,7 @@ func TestAPinnedProcessIsMeasuredAndStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	waitFor(t, "CPU time to grow", func() bool { d, err := CPUTime(p.Pid()); return err == nil && d > 0 })
+	polltest.True(t, "CPU time to grow", func() bool { d, err := CPUTime(p.Pid()); return err == nil && d > 0 })
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/status")
 	if err != nil || !strings.Contains(string(status), "Cpus_allowed_list:\t0\n") {
 		t.Fatalf("not pinned to CPU 0: %v", err)
@@ -62,7 +68,7 @@ func TestStopKillsAProcessThatIgnoresSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	waitFor(t, "the trap to be set", func() bool { d, _ := CPUTime(p.Pid()); return d > 0 })
+	polltest.True(t, "the trap to be set", func() bool { d, _ := CPUTime(p.Pid()); return d > 0 })
 	err = p.Stop(200 * time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("stop: %v, want an error saying it was killed", err)
@@ -89,16 +95,5 @@ func TestStartFailsForAMissingCommand(t *testing.T) {
 	}
 	if _, err := Start(Spec{Name: "empty", CPU: -1}); err == nil {
 		t.Fatal("want an error for no command")
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

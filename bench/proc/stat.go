@@ -15,7 +15,8 @@ import (
 const clockTick = 10 * time.Millisecond
 
 // CPUTime is the user plus system CPU time the process pid and all its
-// threads have used so far.
+// threads have used so far, with that of its children it has waited for
+// (dnsmasq serves each TCP connection in a child process).
 func CPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -28,25 +29,29 @@ func CPUTime(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * clockTick, nil
 }
 
-// parseStat returns utime+stime from the text of /proc/PID/stat. The
-// command name in parentheses may hold spaces and parentheses, so fields
-// are counted after the last ')'.
+// parseStat returns utime+stime+cutime+cstime from the text of
+// /proc/PID/stat. The command name in parentheses may hold spaces and
+// parentheses, so fields are counted after the last ')'.
 func parseStat(s string) (uint64, error) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("no command name in %q", s)
 	}
 	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(fields))
+	// fields[0] is field 3 (state); utime, stime, cutime and cstime are
+	// fields 14 to 17.
+	if len(fields) < 15 {
+		return 0, fmt.Errorf("%d fields after the command name, want at least 15", len(fields))
 	}
-	utime, err1 := strconv.ParseUint(fields[11], 10, 64)
-	stime, err2 := strconv.ParseUint(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("utime %q, stime %q are not numbers", fields[11], fields[12])
+	var sum uint64
+	for _, f := range fields[11:15] {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("CPU time %q is not a number", f)
+		}
+		sum += n
 	}
-	return utime + stime, nil
+	return sum, nil
 }
 
 // Memory is a process's resident memory, in bytes.

@@ -12,8 +12,11 @@ const (
 	SkyDNS       = "skydns"
 	CoreDNS      = "coredns-etcd"
 	CoreDNSCache = "coredns-etcd-cache30"
-	Dnsmasq      = "dnsmasq"
-	Fixed        = "fixed-answer"
+	// CoreDNSCacheAll is CoreDNS-etcd behind a cache that holds every
+	// answer of the data set for the whole bench: the TCP comparison's.
+	CoreDNSCacheAll = "coredns-etcd-cache-all"
+	Dnsmasq         = "dnsmasq"
+	Fixed           = "fixed-answer"
 )
 
 // Sample is one server's figures from one timed dnsperf run.

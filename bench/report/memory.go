@@ -37,7 +37,7 @@ func MemoryBase(sizes []MemorySize) int64 {
 	return 0
 }
 
-// MemoryTable formats skydns's memory per size against issue 5's targets:
+// MemoryTable formats skydns's memory per size against its targets:
 // RSS ÷ (2 × raw bytes + base) ≤ 1, with the base the RSS at no services,
 // and RSS ÷ CoreDNS-etcd's RSS < 1.
 func MemoryTable(sizes []MemorySize) string {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Target is one goal of issue 5 and whether the measurement meets it.
+// Target is one goal of the benchmark and whether the measurement meets it.
 type Target struct {
 	Goal     string
 	Measured string

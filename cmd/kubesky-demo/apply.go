@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesky/kubesky/deploy"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // fieldManager is who the demo's server-side applies are recorded as.
@@ -101,7 +102,7 @@ func applyObjects(ctx context.Context, cfg *rest.Config, objs []*unstructured.Un
 		return err
 	}
 	done := 0
-	return poll(ctx, timeout, func(ctx context.Context) error {
+	return poll.Until(ctx, timeout, func(ctx context.Context) error {
 		for ; done < len(objs); done++ {
 			if err := applier.ApplyOne(ctx, objs[done]); err != nil {
 				return err

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // query is one question the demo asks skydns.
@@ -66,7 +68,7 @@ func exchange(addr string, q query) (*dns.Msg, error) {
 
 // waitForAnswers polls until every answered query has an answer.
 func waitForAnswers(ctx context.Context, addr string, queries []query, timeout time.Duration) error {
-	return poll(ctx, timeout, func(context.Context) error {
+	return poll.Until(ctx, timeout, func(context.Context) error {
 		for _, q := range queries {
 			if !q.answered {
 				continue

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // guide is printed once everything runs: what to try by hand.
@@ -19,7 +19,7 @@ func guide(c runConfig, p paths) string {
 	svc := "svc." + c.zone
 	r := strings.NewReplacer("{dig}", dig, "{etcdctl}", etcdctl, "{demo}", demo, "{svc}", svc,
 		"{kubeconfig}", p.kubeconfig, "{http}", c.skydnsHTTPAddr, "{k2s}", c.kube2skyHTTP,
-		"{sample}", p.sample, "{zonekey}", etcdstore.Key(etcdstore.DefaultPrefix, c.zone))
+		"{sample}", p.sample, "{zonekey}", contract.Key(contract.DefaultPrefix, c.zone))
 	return r.Replace(`
 === Try it yourself (in another terminal)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 )
 
@@ -26,7 +27,7 @@ func defaultShowConfig() showConfig {
 	return showConfig{
 		etcdEndpoints: []string{"http://127.0.0.1:2379"},
 		dnsAddr:       "127.0.0.1:1053",
-		prefix:        etcdstore.DefaultPrefix,
+		prefix:        contract.DefaultPrefix,
 		zone:          "cluster.local",
 		wait:          time.Minute,
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesky/kubesky/internal/kubeproc"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // component is one server of the demo: how to start it and how to tell it
@@ -121,9 +122,9 @@ func startComponent(ctx context.Context, cs *kubeproc.Group, comp component, c r
 	if err != nil {
 		return 0, err
 	}
-	err = poll(ctx, c.startTimeout, func(ctx context.Context) error {
+	err = poll.Until(ctx, c.startTimeout, func(ctx context.Context) error {
 		if err := ch.ExitError(); err != nil {
-			return permanent(err)
+			return poll.Permanent(err)
 		}
 		return comp.ready(ctx)
 	})

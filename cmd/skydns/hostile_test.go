@@ -13,7 +13,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
@@ -132,7 +132,7 @@ func TestHostileTraffic(t *testing.T) {
 func startHostileTarget(t *testing.T, bin string) *hostileTarget {
 	etcd := etcdtest.Start(t)
 	put := func(name, label, value string) {
-		etcd.Put(t, etcdstore.Key(etcdstore.DefaultPrefix, name)+"/"+label, value)
+		etcd.Put(t, contract.Key(contract.DefaultPrefix, name)+"/"+label, value)
 	}
 	put("web.default.svc.cluster.local.", "a", `{"host":"10.96.0.1"}`)
 	put("web.default.svc.cluster.local.", "b", `{"host":"fd00::1"}`)

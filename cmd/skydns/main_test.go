@@ -131,6 +131,8 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"no TCP connections at all", nil, []string{"--tcp-max-connections", "0"}, "--tcp-max-connections"},
 		{"a bad TCP idle timeout from the environment", []string{"SKYDNS_TCP_IDLE_TIMEOUT=-3s"}, nil, "--tcp-idle-timeout"},
 		{"zero queries per TCP connection", nil, []string{"--tcp-max-queries=0"}, "--tcp-max-queries"},
+		{"a transfer network that is not one", nil, []string{"--transfer-to", "secondary.example"}, "--transfer-to"},
+		{"NOTIFY with no one allowed to transfer", []string{"SKYDNS_NOTIFY=127.0.0.1:5353"}, nil, "--notify"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {

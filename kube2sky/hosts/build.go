@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -62,17 +62,17 @@ func (b *builder) add(l Line) string {
 	}
 	host := l.Addr.String()
 	for _, fqdn := range fqdns {
-		b.put(etcdstore.Key(b.cfg.Prefix, fqdn)+"/"+records.HashLabel(host, 0), host)
+		b.put(contract.Key(b.cfg.Prefix, fqdn)+"/"+records.HashLabel(host, 0), host)
 	}
 	if !b.ptrs[l.Addr] {
 		b.ptrs[l.Addr] = true
-		b.put(etcdstore.ReverseKey(b.cfg.Prefix, l.Addr), ptr)
+		b.put(contract.ReverseKey(b.cfg.Prefix, l.Addr), ptr)
 	}
 	return ""
 }
 
 func (b *builder) put(key, host string) {
-	b.entries[key] = records.Entry{Key: key, Record: etcdstore.Record{Host: host, TTL: b.cfg.TTL, Owner: b.cfg.Owner}}
+	b.entries[key] = records.Entry{Key: key, Record: contract.Record{Host: host, TTL: b.cfg.TTL, Owner: b.cfg.Owner}}
 }
 
 // fqdns returns the names a hosts-file name stands for: under Domain and,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -43,7 +43,7 @@ func TestRecords(t *testing.T) {
 			data: map[string]string{"hosts": "10.0.0.5 db1 db1-alias\nfd00::5 db6\n"},
 			want: []string{
 				"/skydns/arpa/in-addr/10/0/0/5 db1.hosts.cluster.local.",
-				etcdstore.ReverseKey("/skydns", mustAddr("fd00::5")) + " db6.hosts.cluster.local.",
+				contract.ReverseKey("/skydns", mustAddr("fd00::5")) + " db6.hosts.cluster.local.",
 				"/skydns/local/cluster/hosts/db1-alias/" + h("10.0.0.5") + " 10.0.0.5",
 				"/skydns/local/cluster/hosts/db1/" + h("10.0.0.5") + " 10.0.0.5",
 				"/skydns/local/cluster/hosts/db6/" + h("fd00::5") + " fd00::5",

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
@@ -55,7 +55,7 @@ func checkEntry(t *testing.T, key, host string) {
 		if !strings.HasSuffix(host, ".example.corp.") {
 			t.Fatalf("PTR %s → %q, want a name in example.corp.", key, host)
 		}
-		if _, ok := etcdstore.AddrFromReverse(strings.TrimSuffix(mustName(t, key), ".")); !ok {
+		if _, ok := contract.AddrFromReverse(strings.TrimSuffix(mustName(t, key), ".")); !ok {
 			t.Fatalf("PTR key %s is not an address", key)
 		}
 	case strings.HasPrefix(key, "/skydns/local/cluster/hosts/"), strings.HasPrefix(key, "/skydns/corp/example/"):
@@ -69,7 +69,7 @@ func checkEntry(t *testing.T, key, host string) {
 
 func mustName(t *testing.T, key string) string {
 	t.Helper()
-	name, ok := etcdstore.Name("/skydns", key)
+	name, ok := contract.Name("/skydns", key)
 	if !ok {
 		t.Fatalf("key %s has no name", key)
 	}

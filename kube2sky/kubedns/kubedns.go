@@ -25,7 +25,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -102,8 +102,8 @@ func stubDomain(cfg Config, domain string, servers []string) ([]records.Entry, e
 			return nil, err
 		}
 		name := "ns" + strconv.Itoa(i+1) + "." + fqdn + "stub.dns." + zone
-		out = append(out, records.Entry{Key: etcdstore.Key(cfg.Prefix, name),
-			Record: etcdstore.Record{Host: ap.Addr().String(), Port: int(ap.Port()), Owner: cfg.Owner}})
+		out = append(out, records.Entry{Key: contract.Key(cfg.Prefix, name),
+			Record: contract.Record{Host: ap.Addr().String(), Port: int(ap.Port()), Owner: cfg.Owner}})
 	}
 	return out, nil
 }
@@ -127,8 +127,8 @@ func upstreamRecord(cfg Config, raw string) (*records.Entry, error) {
 		addrs[i] = ap.String()
 	}
 	name := "upstream.config.dns." + strings.TrimSuffix(cfg.Zone, ".") + "."
-	return &records.Entry{Key: etcdstore.Key(cfg.Prefix, name),
-		Record: etcdstore.Record{Text: strings.Join(addrs, ","), Owner: cfg.Owner}}, nil
+	return &records.Entry{Key: contract.Key(cfg.Prefix, name),
+		Record: contract.Record{Text: strings.Join(addrs, ","), Owner: cfg.Owner}}, nil
 }
 
 // parseServer reads "ip" (port 53) or "ip:port" ("[ip6]:port").

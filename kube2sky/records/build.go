@@ -5,13 +5,13 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Entry is one record at one etcd key.
 type Entry struct {
 	Key    string
-	Record etcdstore.Record
+	Record contract.Record
 }
 
 // Build returns the records of one Service, sorted by key with no key twice,
@@ -67,7 +67,7 @@ type builder struct {
 // add appends a record, unless it is not one kube2sky may write (a name
 // over the length limits, say): then it is a Problem instead, so that no
 // input, however odd, puts an invalid key or value into etcd.
-func (b *builder) add(key string, r etcdstore.Record) {
+func (b *builder) add(key string, r contract.Record) {
 	e := Entry{Key: key, Record: b.zone.record(r)}
 	if err := b.zone.CheckEntry(e); err != nil {
 		b.problem("record", key, err.Error())
@@ -107,7 +107,7 @@ func (b *builder) externalName() {
 		return
 	}
 	target += "."
-	b.add(b.base+HashLabel(target, 0), etcdstore.Record{Host: target})
+	b.add(b.base+HashLabel(target, 0), contract.Record{Host: target})
 }
 
 // clusterIP writes the address, PTR and SRV records of a Service with
@@ -119,15 +119,15 @@ func (b *builder) clusterIP() {
 			continue
 		}
 		host := addr.String()
-		b.add(b.base+HashLabel(host, 0), etcdstore.Record{Host: host})
-		b.add(b.zone.ReverseKey(addr), etcdstore.Record{Host: b.fqdn})
+		b.add(b.base+HashLabel(host, 0), contract.Record{Host: host})
+		b.add(b.zone.ReverseKey(addr), contract.Record{Host: b.fqdn})
 	}
 	if len(b.entries) == 0 {
 		return // no cluster IP yet: no name, so no SRV either
 	}
 	for i, p := range b.svc.Ports {
 		if srv, ok := b.srvPath(i, p); ok {
-			b.add(b.base+srv+HashLabel(b.fqdn, int(p.Port)), etcdstore.Record{Host: b.fqdn, Port: int(p.Port)})
+			b.add(b.base+srv+HashLabel(b.fqdn, int(p.Port)), contract.Record{Host: b.fqdn, Port: int(p.Port)})
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 const testOwner = "kube2sky.cluster.local"
@@ -349,7 +349,7 @@ func expand(t *testing.T, lines []string) []string {
 
 func expandPlaceholder(t *testing.T, p string) string {
 	if ip, ok := strings.CutPrefix(p, "ptr:"); ok {
-		return etcdstore.ReverseKey("/skydns", netip.MustParseAddr(ip))
+		return contract.ReverseKey("/skydns", netip.MustParseAddr(ip))
 	}
 	if i := strings.LastIndex(p, ":"); i > 0 && !strings.Contains(p[:i], ":") && strings.HasSuffix(p[:i], ".") {
 		var port int

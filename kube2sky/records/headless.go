@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // headless writes the records of every ready endpoint (every endpoint with
@@ -66,10 +66,10 @@ func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
 			b.sliceProblem(s, fmt.Sprintf("endpoints[%d]", j), target, fmt.Sprintf("the endpoint's name is longer than %d characters", MaxNameLength))
 			continue
 		}
-		b.add(b.base+label, etcdstore.Record{Host: addr.String()})
-		b.add(b.zone.ReverseKey(addr), etcdstore.Record{Host: target})
+		b.add(b.base+label, contract.Record{Host: addr.String()})
+		b.add(b.zone.ReverseKey(addr), contract.Record{Host: target})
 		for _, p := range ports {
-			b.add(b.base+p.path+label, etcdstore.Record{Host: target, Port: p.port})
+			b.add(b.base+p.path+label, contract.Record{Host: target, Port: p.port})
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // MaxNameLength is the longest domain name, in presentation form without
@@ -16,8 +16,8 @@ const MaxNameLength = 253
 // CheckEntry returns why e is not a record kube2sky may write, or nil. Its
 // key must be under the zone or the reverse prefix and stand for a name of
 // at most MaxNameLength characters whose labels are 1 to 63 lower-case
-// letters, digits, hyphens or underscores (so that etcdstore.Name and
-// etcdstore.Key map it back and forth unchanged); its host, when set, must
+// letters, digits, hyphens or underscores (so that contract.Name and
+// contract.Key map it back and forth unchanged); its host, when set, must
 // be an address fit for an A or AAAA record or such a name, fully
 // qualified; a record without a host must carry a text.
 func (z Zone) CheckEntry(e Entry) error {
@@ -28,9 +28,9 @@ func (z Zone) CheckEntry(e Entry) error {
 }
 
 // CheckKeyValue is CheckEntry for a key and a value as read from etcd: the
-// value must also decode (etcdstore.Decode).
+// value must also decode (contract.Decode).
 func (z Zone) CheckKeyValue(key string, value []byte) error {
-	r, err := etcdstore.Decode(key, value)
+	r, err := contract.Decode(key, value)
 	if err != nil {
 		return err
 	}
@@ -50,12 +50,12 @@ func (z Zone) checkKey(key string) error {
 
 // checkHost checks a record's host: an address fit for an A or AAAA record,
 // or a fully qualified name of valid labels.
-func checkHost(r etcdstore.Record) error {
+func checkHost(r contract.Record) error {
 	switch {
 	case r.Host == "" && r.Text != "":
 		return nil
 	case r.Host == "":
-		return etcdstore.ErrNoData
+		return contract.ErrNoData
 	}
 	if name, ok := strings.CutSuffix(r.Host, "."); ok { // no address ends with a dot
 		if err := checkLabels(name, '.'); err != nil {

@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // DNSSchemaVersion is the version of the Kubernetes DNS specification the
@@ -30,7 +30,7 @@ type Zone struct {
 func NewZone(domain, prefix string, ttl uint32, owner string) Zone {
 	domain = strings.ToLower(strings.TrimSuffix(domain, ".")) + "."
 	prefix = strings.TrimSuffix(prefix, "/")
-	zoneKey := etcdstore.Key(prefix, domain)
+	zoneKey := contract.Key(prefix, domain)
 	return Zone{
 		domain:    domain,
 		svcDomain: "svc." + domain,
@@ -104,7 +104,7 @@ func (z Zone) ServiceOfTarget(host string) (namespace, name string, ok bool) {
 
 // ReverseKey returns the PTR key of an address.
 func (z Zone) ReverseKey(addr netip.Addr) string {
-	return etcdstore.ReverseKey(z.prefix, addr)
+	return contract.ReverseKey(z.prefix, addr)
 }
 
 // DNSVersionKey returns the key of the zone's dns-version record.
@@ -112,11 +112,11 @@ func (z Zone) DNSVersionKey() string { return z.zoneKey + "/dns-version" }
 
 // DNSVersion returns the zone's dns-version TXT record.
 func (z Zone) DNSVersion() Entry {
-	return Entry{Key: z.DNSVersionKey(), Record: z.record(etcdstore.Record{Text: DNSSchemaVersion})}
+	return Entry{Key: z.DNSVersionKey(), Record: z.record(contract.Record{Text: DNSSchemaVersion})}
 }
 
 // record stamps the zone's TTL and owner on r.
-func (z Zone) record(r etcdstore.Record) etcdstore.Record {
+func (z Zone) record(r contract.Record) contract.Record {
 	r.TTL = z.ttl
 	r.Owner = z.owner
 	return r

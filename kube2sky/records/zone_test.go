@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 func TestRecordValuesAreExactSkyDNSJSON(t *testing.T) {
@@ -49,10 +49,10 @@ func TestIPv6PTRKeyIsTheReversedNibbles(t *testing.T) {
 
 func TestKeysAreTheReversedNames(t *testing.T) {
 	z := NewZone("Cluster.Local.", "/skydns/", 0, "o")
-	if got, want := z.ServiceKeyPrefix("default", "web"), etcdstore.Key("/skydns", "web.default.svc.cluster.local.")+"/"; got != want {
+	if got, want := z.ServiceKeyPrefix("default", "web"), contract.Key("/skydns", "web.default.svc.cluster.local.")+"/"; got != want {
 		t.Errorf("ServiceKeyPrefix = %s, want %s", got, want)
 	}
-	if got, want := z.DNSVersionKey(), etcdstore.Key("/skydns", "dns-version.cluster.local."); got != want {
+	if got, want := z.DNSVersionKey(), contract.Key("/skydns", "dns-version.cluster.local."); got != want {
 		t.Errorf("DNSVersionKey = %s, want %s", got, want)
 	}
 	if got := z.ServiceFQDN("default", "web"); got != "web.default.svc.cluster.local." {

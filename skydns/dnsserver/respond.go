@@ -21,8 +21,9 @@ type handler struct {
 	observe      func(Exchange)
 	panicked     func(path string, packet []byte, value any)
 	logger       *slog.Logger
-	udpSlots     udpSlots     // a UDP query gives its slot back when answered
-	rrl          *rrl.Limiter // nil: no response rate limiting
+	udpSlots     udpSlots                                     // a UDP query gives its slot back when answered
+	rrl          *rrl.Limiter                                 // nil: no response rate limiting
+	transfer     func(q Query, w dns.ResponseWriter) *dns.Msg // nil: transfers reach the answerer
 }
 
 func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
@@ -32,9 +33,18 @@ func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		defer h.udpSlots.give()
 	}
 	defer h.recoverQuery(w, req, proto)
-	ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
-	resp := Reply(ctx, h.answerer, Query{Msg: req, Client: clientAddr(w), Proto: proto}, h.maxUDPSize)
-	cancel()
+	q := Query{Msg: req, Client: clientAddr(w), Proto: proto}
+	var resp *dns.Msg
+	if h.transfer != nil && proto == "tcp" && isTransfer(req) {
+		if resp = h.transfer(q, w); resp == nil {
+			return // streamed
+		}
+		fit(resp, req, proto, h.maxUDPSize)
+	} else {
+		ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
+		resp = Reply(ctx, h.answerer, q, h.maxUDPSize)
+		cancel()
+	}
 	if h.rrl != nil && proto == "udp" {
 		if resp = limited(h.rrl, resp, clientAddr(w)); resp == nil {
 			return
@@ -44,6 +54,11 @@ func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		h.logger.Debug("writing DNS response", "proto", proto, "client", w.RemoteAddr().String(), "err", err)
 	}
 	h.observe(Exchange{Proto: proto, Client: w.RemoteAddr(), Request: req, Response: resp, Duration: time.Since(start)})
+}
+
+// isTransfer reports whether req asks for a zone transfer.
+func isTransfer(req *dns.Msg) bool {
+	return len(req.Question) == 1 && (req.Question[0].Qtype == dns.TypeAXFR || req.Question[0].Qtype == dns.TypeIXFR)
 }
 
 // limited applies l to resp, the answer to client: resp, an empty

@@ -48,9 +48,9 @@ type Config struct {
 	// UDPSockets is how many UDP sockets share Addr's port (SO_REUSEPORT),
 	// each read by its own goroutine (default 1).
 	UDPSockets int
-	// FastPath, if set, answers plain UDP queries from packed answers
-	// before they are parsed (package fastpath); the others reach the
-	// Answerer as before. Observe does not see the fast path's answers:
+	// FastPath, if set, answers plain UDP and TCP queries from packed
+	// answers before they are parsed (package fastpath); the others reach
+	// the Answerer as before. Observe does not see the fast path's answers:
 	// FastStats counts them.
 	FastPath fastpath.Answers
 	// FastPathEntries bounds each UDP socket's cache of packed answers
@@ -72,7 +72,7 @@ type Config struct {
 	// TCPIdleTimeout is how long a TCP connection may wait for its next
 	// query before it is closed, and how long writing an answer may wait
 	// for a client that does not read (default DefaultTCPIdleTimeout).
-	// The first query must come within miekg/dns's read timeout, 2 s.
+	// The first query must come within 2 s (miekg/dns's read timeout).
 	TCPIdleTimeout time.Duration
 	// TCPMaxQueries bounds the queries read from one TCP connection
 	// before it is closed (0 or less: no limit).
@@ -88,12 +88,18 @@ type Config struct {
 	// RRL, if set, limits the UDP answers per client network, on the fast
 	// path too (package rrl). TCP answers are never limited.
 	RRL *rrl.Limiter
+
+	// Transfer, if set, answers the zone transfer requests (AXFR, IXFR)
+	// that come over TCP, in place of the Answerer: it writes the
+	// transfer to w itself and returns nil, or returns the one message to
+	// answer with (a refusal). Over UDP they reach the Answerer.
+	Transfer func(q Query, w dns.ResponseWriter) *dns.Msg
 }
 
 // Server serves DNS over UDP and TCP on one port.
 type Server struct {
 	udp    []*dns.Server // one per socket, or one reading the fast path's fallback
-	tcp    *dns.Server
+	tcp    *tcpServer
 	fast   *fastpath.Server // nil without a fast path
 	addr   string
 	cancel context.CancelFunc
@@ -113,9 +119,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	h := &handler{answerer: cfg.Answerer, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
-		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight)}
+		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
+		transfer: cfg.Transfer}
 	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
-	s.tcp = newDNSServer(h, cfg, func(d *dns.Server) { limitTCP(d, ln, cfg) })
 	if err := s.serveUDP(h, cfg, conns); err == nil {
 		err = s.serve()
 	}
@@ -124,6 +130,8 @@ func Start(cfg Config) (*Server, error) {
 		s.closeSockets(conns, ln)
 		return nil, err
 	}
+	s.tcp = newTCPServer(h, ln, cfg, s.fast)
+	s.tcp.start()
 	return s, nil
 }
 
@@ -208,21 +216,10 @@ func newDNSServer(h *handler, cfg Config, bind func(*dns.Server)) *dns.Server {
 	return d
 }
 
-// limitTCP makes d serve ln within cfg's TCP limits.
-func limitTCP(d *dns.Server, ln net.Listener, cfg Config) {
-	d.Listener = &tcpListener{Listener: ln, max: int64(cfg.TCPMaxConnections), writeTimeout: cfg.TCPIdleTimeout, refused: cfg.TCPRefused}
-	idle := cfg.TCPIdleTimeout
-	d.IdleTimeout = func() time.Duration { return idle }
-	d.MaxTCPQueries = -1 // miekg/dns's unlimited
-	if cfg.TCPMaxQueries > 0 {
-		d.MaxTCPQueries = cfg.TCPMaxQueries
-	}
-}
-
-// serve starts the servers and waits until all have started or one
+// serve starts the UDP servers and waits until all have started or one
 // failed.
 func (s *Server) serve() error {
-	servers := append([]*dns.Server{s.tcp}, s.udp...)
+	servers := s.udp
 	started := make(chan struct{}, len(servers))
 	failed := make(chan error, len(servers))
 	for _, d := range servers {
@@ -252,8 +249,8 @@ func (s *Server) Addr() string { return s.addr }
 // ends, and closes the sockets.
 func (s *Server) Shutdown(ctx context.Context) error {
 	defer s.cancel()
-	var errs []error
-	for _, d := range append([]*dns.Server{s.tcp}, s.udp...) {
+	errs := []error{s.tcp.shutdown(ctx)}
+	for _, d := range s.udp {
 		errs = append(errs, d.ShutdownContext(ctx))
 	}
 	finished := make(chan struct{})

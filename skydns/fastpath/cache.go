@@ -72,6 +72,10 @@ type CacheConfig struct {
 	// Stats counts the cache's fills (its misses) and names the Series of
 	// its answers; the reader counts the answers.
 	Stats *Shard
+	// Turns, if set, counts the replies with a rotation of every Cache
+	// that shares it (one per TCP connection), so that each connection's
+	// first answer is not the same; without it the Cache counts its own.
+	Turns *atomic.Uint32
 }
 
 // Cache answers plain queries from packed answers, filled lazily from an
@@ -139,6 +143,19 @@ func (c *Cache) Len() int {
 // with the Series it is counted under. ok is false when the ordinary path
 // must answer pkt.
 func (c *Cache) Reply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
+	return c.appendReply(out[:0], pkt, false)
+}
+
+// AppendStreamReply appends the response to the query pkt, read from a
+// stream (TCP), to out and returns it, with the Series it is counted
+// under. Unlike Reply, it answers whatever the requester's EDNS0 size: a
+// stream's answer is never truncated. ok is false (and out unchanged)
+// when the ordinary path must answer pkt.
+func (c *Cache) AppendStreamReply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
+	return c.appendReply(out, pkt, true)
+}
+
+func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, ok bool) {
 	q, key, ok := parseQuery(pkt, c.key[:0])
 	c.key = key
 	if !ok {
@@ -148,20 +165,30 @@ func (c *Cache) Reply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
 	if !found {
 		e = c.fill(key, q.qtype)
 	}
-	n, fits := e.size(q, c.cfg.MaxUDPSize)
+	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
 	if !fits {
 		return out, Series{}, false
 	}
-	out = append(out[:0], e.wire[:n]...)
+	start := len(out)
+	out = append(out, e.wire[:n]...)
+	resp := out[start:]
 	if e.rot.n > 1 {
-		c.turn++
-		e.rot.apply(out, e.wire, c.turn)
+		e.rot.apply(resp, e.wire, c.nextTurn())
 	}
-	patch(out, pkt, q)
+	patch(resp, pkt, q)
 	if e.serialAt > 0 {
-		binary.BigEndian.PutUint32(out[e.serialAt:], uint32(version))
+		binary.BigEndian.PutUint32(resp[e.serialAt:], uint32(version))
 	}
 	return out, e.series, true
+}
+
+// nextTurn counts a reply with a rotation and returns how many there were.
+func (c *Cache) nextTurn() uint32 {
+	if c.cfg.Turns != nil {
+		return c.cfg.Turns.Add(1)
+	}
+	c.turn++
+	return c.turn
 }
 
 // get returns the entry of key and the version the store is at.
@@ -173,16 +200,17 @@ func (s *Store) get(key []byte) (entry, uint64, bool) {
 }
 
 // size is how much of the entry answers q, and whether that fits the
-// requester's limit: its EDNS0 size clamped to [512, maxUDPSize], or 512.
-func (e entry) size(q query, maxUDPSize int) (int, bool) {
+// requester's limit: over a stream any size, else its EDNS0 size clamped
+// to [512, maxUDPSize], or 512.
+func (e entry) size(q query, maxUDPSize int, stream bool) (int, bool) {
 	if e.wire == "" {
 		return 0, false
 	}
 	if !q.edns {
 		n := len(e.wire) - optLen
-		return n, n <= minMsgSize
+		return n, stream || n <= minMsgSize
 	}
-	return len(e.wire), len(e.wire) <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
+	return len(e.wire), stream || len(e.wire) <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
 }
 
 // patch makes the cached answer out the answer to pkt: its ID, RD and CD

@@ -13,9 +13,10 @@
 // one question and no answer or authority records; a question of class IN
 // whose name has only letters, digits, '-', '_' and '*'; and at most one
 // additional record, an OPT of version 0 with no flags, no extended rcode and
-// no options. Everything else — DNSSEC's DO bit, EDNS options, several
-// questions, other classes and opcodes, malformed packets, names outside the
-// zones, answers that depend on the client (a CNAME chased by the forwarder)
+// no options; and a type other than AXFR and IXFR. Everything else —
+// DNSSEC's DO bit, EDNS options, several questions, other classes and
+// opcodes, zone transfers (their answers depend on the client and the
+// transport), malformed packets, names outside the zones, answers that depend on the client (a CNAME chased by the forwarder)
 // or that do not fit the requester's size (TC) — goes to the ordinary path.
 //
 // The bytes served for a query are the ordinary path's bytes for the same

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 )
@@ -87,16 +86,4 @@ func unpack(t testing.TB, b []byte) *dns.Msg {
 		t.Fatalf("unpacking %x: %v", b, err)
 	}
 	return m
-}
-
-// eventually polls cond until it holds, failing after 5 seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 5s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

@@ -1,6 +1,10 @@
 package fastpath
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/miekg/dns"
+)
 
 // Wire-format sizes and offsets.
 const (
@@ -42,7 +46,7 @@ func parseQuery(pkt, key []byte) (q query, _ []byte, ok bool) {
 		return q, key, false
 	}
 	q.qtype = binary.BigEndian.Uint16(pkt[q.nameEnd:])
-	if binary.BigEndian.Uint16(pkt[q.nameEnd+2:]) != classINET {
+	if q.qtype == dns.TypeAXFR || q.qtype == dns.TypeIXFR || binary.BigEndian.Uint16(pkt[q.nameEnd+2:]) != classINET {
 		return q, key, false
 	}
 	key = binary.BigEndian.AppendUint16(key, q.qtype)

@@ -90,6 +90,8 @@ func TestParseQueryRejectsWhatIsNotPlain(t *testing.T) {
 			m.Question = append(m.Question, dns.Question{Name: "b.local.", Qtype: dns.TypeA, Qclass: dns.ClassINET})
 		})},
 		{"no question", edit(func(b []byte) []byte { b[5] = 0; return b[:headerLen] })},
+		{"an AXFR", packQuery(t, "cluster.local.", dns.TypeAXFR, 0, nil)},
+		{"an IXFR", packQuery(t, "cluster.local.", dns.TypeIXFR, 0, nil)},
 		{"an answer record", packQuery(t, "a.local.", dns.TypeA, 0, func(m *dns.Msg) {
 			m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: "a.local.", Rrtype: dns.TypeA, Class: dns.ClassINET}, A: []byte{1, 2, 3, 4}}}
 		})},

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubesky/kubesky/skydns/rrl"
@@ -54,6 +55,11 @@ type Server struct {
 	readers  []*reader
 	done     sync.WaitGroup
 	errs     chan error
+
+	cfg      Config        // for the streams' caches
+	store    *Store        // the answers every reader and stream shares
+	tcpStats *Shard        // the streams' counts
+	tcpTurns atomic.Uint32 // the streams' replies with a rotation
 }
 
 // Start starts one reader per socket.
@@ -62,8 +68,9 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("fastpath: want sockets, Answers and a MaxUDPSize of at least 512")
 	}
 	cfg.defaults()
-	s := &Server{conns: cfg.Conns, fallback: newFallbackConn(cfg.Conns[0], &cfg.Stats.dropped), errs: make(chan error, len(cfg.Conns))}
 	store := NewStore(cfg.Answers, cfg.MaxEntries)
+	s := &Server{conns: cfg.Conns, fallback: newFallbackConn(cfg.Conns[0], &cfg.Stats.dropped), errs: make(chan error, len(cfg.Conns)),
+		cfg: cfg, store: store, tcpStats: cfg.Stats.NewShard(true)}
 	for _, conn := range cfg.Conns {
 		r, err := s.newReader(conn, cfg, store)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/miekg/dns"
 	"go.uber.org/goleak"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -93,7 +95,7 @@ func TestServerAnswersPlainQueriesItself(t *testing.T) {
 	}
 	// The latency is observed once the answer is written, after the client
 	// may have read it.
-	eventually(t, "latency observed for the query", func() bool {
+	polltest.True(t, "latency observed for the query", func() bool {
 		var count uint64
 		s.stats.Totals().EachLatency(func(_, _ string, h Histogram) { count += h.Count })
 		return count == 1

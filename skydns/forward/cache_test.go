@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestPositiveCaching(t *testing.T) {
@@ -184,7 +186,7 @@ func TestCoalescing(t *testing.T) {
 	for range clients {
 		wg.Go(func() { replies <- f.ServeForward(t.Context(), query("www.example.org.", dns.TypeA), localClient) })
 	}
-	eventually(t, "every client missed the cache", func() bool {
+	polltest.True(t, "every client missed the cache", func() bool {
 		return value(f.metrics.misses) == clients
 	})
 	release()

@@ -7,13 +7,15 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
 func TestStubsFromSnapshot(t *testing.T) {
-	snap, errs := snapshot.Empty("/skydns").Apply(etcdstore.Update{Revision: 2, Full: true, Events: []etcdstore.Event{
+	snap, errs := snapshot.Empty("/skydns").Apply(contract.Update{Revision: 2, Full: true, Events: []contract.Event{
 		{Key: "/skydns/local/cluster/dns/stub/corp/example/ns1", Value: []byte(`{"host":"10.0.0.53","port":53}`)},
 		{Key: "/skydns/local/cluster/dns/stub/corp/example/ns2", Value: []byte(`{"host":"10.0.0.54"}`)},
 		{Key: "/skydns/local/cluster/dns/stub/net/other/x", Value: []byte(`{"host":"ns.other.net."}`)},
@@ -45,11 +47,11 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 	key := StubKeyPrefix("/skydns", "cluster.local.") + "corp/example/ns1"
 	t.Run("a stub record put in etcd routes its domain at once", func(t *testing.T) {
 		host, port := splitHostPort(t, stub.addr)
-		value := etcdstore.Record{Host: host, Port: port}.Encode()
+		value := contract.Record{Host: host, Port: port}.Encode()
 		if _, err := etcd.Client.Put(t.Context(), key, string(value)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answered by the stub server", func() bool {
+		polltest.True(t, "answered by the stub server", func() bool {
 			m := ask(t, f, "www.example.corp.", dns.TypeA)
 			return len(m.Answer) == 1 && m.Answer[0].(*dns.A).A.String() == "192.0.2.9"
 		})
@@ -59,7 +61,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 		if _, err := etcd.Client.Delete(t.Context(), key); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "answered by the default upstream", func() bool {
+		polltest.True(t, "answered by the default upstream", func() bool {
 			m := ask(t, f, "www.example.corp.", dns.TypeA)
 			return len(m.Answer) == 1 && m.Answer[0].(*dns.A).A.String() == "192.0.2.1"
 		})
@@ -71,7 +73,7 @@ func TestStubDomainsFromEtcd(t *testing.T) {
 func mirrorStubs(t *testing.T, etcd *etcdtest.Server, f *Forwarder, zone string) {
 	t.Helper()
 	snap := snapshot.Empty("/skydns")
-	lw := &etcdstore.ListWatcher{Source: etcd.Client, Prefix: "/skydns/", OnUpdate: func(u etcdstore.Update) {
+	lw := &etcdstore.ListWatcher{Source: etcd.Client, Prefix: "/skydns/", OnUpdate: func(u contract.Update) {
 		snap, _ = snap.Apply(u)
 		f.SetStubsFrom(snap, []string{zone})
 	}}

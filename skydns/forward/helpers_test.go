@@ -299,15 +299,3 @@ func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("metric %s not gathered", name)
 	return 0
 }
-
-// eventually polls cond until it holds or 5s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still not %s after 5s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

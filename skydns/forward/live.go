@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -29,7 +29,7 @@ func ConfigName(flag, zone string) string {
 // ConfigKey("/skydns", "upstream", "cluster.local.") is
 // "/skydns/local/cluster/dns/config/upstream".
 func ConfigKey(prefix, flag, zone string) string {
-	return etcdstore.Key(prefix, ConfigName(flag, zone))
+	return contract.Key(prefix, ConfigName(flag, zone))
 }
 
 // settings are what a change of the live settings replaces at once.

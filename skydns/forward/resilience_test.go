@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // switchable answers like h while up is set and drops every query (a
@@ -172,7 +174,7 @@ func TestMaxConcurrent(t *testing.T) {
 		var wg sync.WaitGroup
 		t.Cleanup(wg.Wait)
 		wg.Go(func() { f.ServeForward(t.Context(), query("first.example.org.", dns.TypeA), localClient) })
-		eventually(t, "the first query at the slow upstream", func() bool { return slowQueries.Load() == 1 })
+		polltest.True(t, "the first query at the slow upstream", func() bool { return slowQueries.Load() == 1 })
 		start := time.Now()
 		wantRcode(t, ask(t, f, "second.example.org.", dns.TypeA), dns.RcodeServerFailure)
 		if took := time.Since(start); took > time.Second {
@@ -198,7 +200,7 @@ func TestMaxConcurrent(t *testing.T) {
 		for i := 0; slowQueries.Load() == 0 && i < 4; i++ {
 			name := "fill" + string(rune('a'+i)) + ".example.org."
 			wg.Go(func() { f.ServeForward(t.Context(), query(name, dns.TypeA), localClient) })
-			eventually(t, "the query answered or at the slow upstream", func() bool {
+			polltest.True(t, "the query answered or at the slow upstream", func() bool {
 				return slowQueries.Load() > 0 || fast.queries() > i
 			})
 		}
@@ -223,7 +225,7 @@ func TestHealthCheck(t *testing.T) {
 	}
 
 	t.Run("a failed upstream is probed and skipped while it stays down", func(t *testing.T) {
-		eventually(t, "two failed probes", func() bool {
+		polltest.True(t, "two failed probes", func() bool {
 			return value(f.metrics.probes.WithLabelValues(down.addr, resultTimeout)) >= 2
 		})
 		before := sw.queries.Load()
@@ -241,7 +243,7 @@ func TestHealthCheck(t *testing.T) {
 
 	t.Run("an upstream that answers the probe takes queries again", func(t *testing.T) {
 		sw.up.Store(true)
-		eventually(t, "the upstream healthy again", func() bool { return !f.health.held(down.addr) })
+		polltest.True(t, "the upstream healthy again", func() bool { return !f.health.held(down.addr) })
 		before := sw.queries.Load()
 		for i := range 2 {
 			ask(t, f, "back"+strings.Repeat("x", i)+".example.org.", dns.TypeA)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -16,7 +16,7 @@ import (
 // StubKeyPrefix("/skydns", "cluster.local.") is
 // "/skydns/local/cluster/dns/stub/".
 func StubKeyPrefix(prefix, zone string) string {
-	return etcdstore.Key(prefix, "stub.dns."+strings.TrimPrefix(zone, ".")) + "/"
+	return contract.Key(prefix, "stub.dns."+strings.TrimPrefix(zone, ".")) + "/"
 }
 
 // StubFromRecord reads one stub-domain record of zone: the key
@@ -24,7 +24,7 @@ func StubKeyPrefix(prefix, zone string) string {
 // says that example.corp. is served by 10.0.0.53:53. The last key label
 // only tells a domain's servers apart; a port of 0 means 53. The host must
 // be an IP address, and the domain may not be the zone or inside it.
-func StubFromRecord(prefix, zone, key string, r etcdstore.Record) (domain, server string, err error) {
+func StubFromRecord(prefix, zone, key string, r contract.Record) (domain, server string, err error) {
 	domain, err = stubDomainOfKey(prefix, zone, key)
 	if err != nil {
 		return "", "", err
@@ -48,7 +48,7 @@ func stubDomainOfKey(prefix, zone, key string) (string, error) {
 	if !ok || len(segments) < 2 || strings.Contains(rest, "//") {
 		return "", fmt.Errorf("stub record %s: want %s<domain reversed>/<label>", key, base)
 	}
-	name, _ := etcdstore.Name("/", "/"+strings.Join(segments[:len(segments)-1], "/"))
+	name, _ := contract.Name("/", "/"+strings.Join(segments[:len(segments)-1], "/"))
 	domain, err := stubDomain(name)
 	if err != nil {
 		return "", fmt.Errorf("stub record %s: %w", key, err)

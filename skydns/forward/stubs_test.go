@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/contract"
 )
 
 func TestStubDomainsFromFlags(t *testing.T) {
@@ -114,23 +115,23 @@ func TestStubFromRecord(t *testing.T) {
 	}
 	tests := []struct {
 		name, key string
-		rec       etcdstore.Record
+		rec       contract.Record
 		domain    string
 		server    string
 		err       string
 	}{
 		{"a record with host and port", "/skydns/local/cluster/dns/stub/corp/example/ns1",
-			etcdstore.Record{Host: "10.0.0.53", Port: 5353}, "example.corp.", "10.0.0.53:5353", ""},
+			contract.Record{Host: "10.0.0.53", Port: 5353}, "example.corp.", "10.0.0.53:5353", ""},
 		{"a record without a port uses 53", "/skydns/local/cluster/dns/stub/corp/example/ns2",
-			etcdstore.Record{Host: "fd00::53"}, "example.corp.", "[fd00::53]:53", ""},
+			contract.Record{Host: "fd00::53"}, "example.corp.", "[fd00::53]:53", ""},
 		{"a host that is a name is rejected", "/skydns/local/cluster/dns/stub/corp/example/ns1",
-			etcdstore.Record{Host: "ns.example.corp."}, "", "", "not an IP address"},
+			contract.Record{Host: "ns.example.corp."}, "", "", "not an IP address"},
 		{"a key without a label below the domain is rejected", "/skydns/local/cluster/dns/stub/corp",
-			etcdstore.Record{Host: "10.0.0.53"}, "", "", "want /skydns/local/cluster/dns/stub/<domain reversed>/<label>"},
+			contract.Record{Host: "10.0.0.53"}, "", "", "want /skydns/local/cluster/dns/stub/<domain reversed>/<label>"},
 		{"a key outside the stub prefix is rejected", "/skydns/local/cluster/svc/default/web/x",
-			etcdstore.Record{Host: "10.0.0.53"}, "", "", "want"},
+			contract.Record{Host: "10.0.0.53"}, "", "", "want"},
 		{"a stub for a name inside the zone is rejected", "/skydns/local/cluster/dns/stub/local/cluster/svc/ns1",
-			etcdstore.Record{Host: "10.0.0.53"}, "", "", "inside the zone"},
+			contract.Record{Host: "10.0.0.53"}, "", "", "inside the zone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

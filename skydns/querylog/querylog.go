@@ -129,7 +129,8 @@ func rcodeString(rcode int) string {
 	return fmt.Sprintf("RCODE%d", rcode)
 }
 
-// Wire is told of one answer the fast path sent over UDP to client: resp
+// Wire is told of one answer the fast path sent to client (over TCP when
+// client is a *net.TCPAddr, else over UDP): resp
 // in wire format, whose question is uncompressed right after the header,
 // sent took after its batch was read. Answers whose line is not written
 // cost no allocation.
@@ -142,8 +143,16 @@ func (l *Logger) Wire(client net.Addr, resp []byte, took time.Duration) {
 	if err != nil || end+2 > len(resp) {
 		return
 	}
-	l.write(Line{Client: client, Proto: "udp", ID: binary.BigEndian.Uint16(resp), Name: name,
+	l.write(Line{Client: client, Proto: wireProto(client), ID: binary.BigEndian.Uint16(resp), Name: name,
 		Type: binary.BigEndian.Uint16(resp[end:]), Rcode: int(resp[3] & 0xF), Size: len(resp), Duration: took, Fast: true})
+}
+
+// wireProto is the protocol of a fast-path answer to client.
+func wireProto(client net.Addr) string {
+	if _, ok := client.(*net.TCPAddr); ok {
+		return "tcp"
+	}
+	return "udp"
 }
 
 // Msg is told of one answer of the ordinary path: resp, as written to

@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -49,7 +49,7 @@ func splitSearchName(lname, domain string) (base, ns string, ok bool) {
 	if i <= 0 || i == len(rest)-1 {
 		return "", "", false
 	}
-	return rest[:i], rest[i+1:], !etcdstore.IsWildcard(rest[i+1:])
+	return rest[:i], rest[i+1:], !contract.IsWildcard(rest[i+1:])
 }
 
 // isPodOf reports whether the verified pod record of addr lives in

@@ -10,7 +10,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // The reverse zones are always served, in addition to Config.Zones.
@@ -75,7 +75,7 @@ func New(cfg Config) (*Resolver, error) {
 	r := &Resolver{prefix: strings.TrimSuffix(cfg.Prefix, "/"), ttl: cfg.TTL, nsAddrs: slices.Clone(cfg.NSAddrs),
 		version: cfg.Version, hostname: cfg.Hostname}
 	if r.prefix == "" {
-		r.prefix = etcdstore.DefaultPrefix
+		r.prefix = contract.DefaultPrefix
 	}
 	if r.ttl == 0 {
 		r.ttl = DefaultTTL

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
@@ -109,6 +109,6 @@ var clusterRecords = map[string]string{
 func clusterSnapshot(t testing.TB) *snapshot.Snapshot {
 	t.Helper()
 	records := maps.Clone(clusterRecords)
-	records[etcdstore.ReverseKey("/skydns", netip.MustParseAddr("fd00:10:96::1"))] = `{"host":"web.default.svc.cluster.local."}`
+	records[contract.ReverseKey("/skydns", netip.MustParseAddr("fd00:10:96::1"))] = `{"host":"web.default.svc.cluster.local."}`
 	return snapshottest.Build(t, "/skydns", records)
 }

@@ -5,16 +5,16 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
 func TestMalformedValuesAreSkipped(t *testing.T) {
-	snap, errs := snapshot.Empty("/skydns").Apply(etcdstore.Update{Revision: 7, Full: true, Events: []etcdstore.Event{
-		{Type: etcdstore.Put, Key: "/skydns/local/cluster/svc/default/web/a1", Value: []byte(`{"host":"10.96.0.1"}`)},
-		{Type: etcdstore.Put, Key: "/skydns/local/cluster/svc/default/web/a2", Value: []byte(`{"host":"10.96.0.2"`)},
-		{Type: etcdstore.Put, Key: "/skydns/local/cluster/svc/default/web/a3", Value: []byte(`{"port":99999,"host":"10.96.0.3"}`)},
-		{Type: etcdstore.Put, Key: "/skydns/local/cluster/svc/default/bad/a1", Value: []byte(`[]`)},
+	snap, errs := snapshot.Empty("/skydns").Apply(contract.Update{Revision: 7, Full: true, Events: []contract.Event{
+		{Type: contract.Put, Key: "/skydns/local/cluster/svc/default/web/a1", Value: []byte(`{"host":"10.96.0.1"}`)},
+		{Type: contract.Put, Key: "/skydns/local/cluster/svc/default/web/a2", Value: []byte(`{"host":"10.96.0.2"`)},
+		{Type: contract.Put, Key: "/skydns/local/cluster/svc/default/web/a3", Value: []byte(`{"port":99999,"host":"10.96.0.3"}`)},
+		{Type: contract.Put, Key: "/skydns/local/cluster/svc/default/bad/a1", Value: []byte(`[]`)},
 	}})
 	if len(errs) != 3 {
 		t.Fatalf("Apply reported %d errors (%v), want 3", len(errs), errs)

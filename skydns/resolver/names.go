@@ -5,7 +5,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // isSubdomain reports whether child is parent or below it, ignoring ASCII
@@ -39,7 +39,7 @@ func isBelow(pattern, name string) bool {
 	}
 	nl = nl[len(nl)-len(pl):]
 	for i, p := range pl {
-		if p != nl[i] && !etcdstore.IsWildcard(p) {
+		if p != nl[i] && !contract.IsWildcard(p) {
 			return false
 		}
 	}
@@ -51,7 +51,7 @@ func isBelow(pattern, name string) bool {
 func hasWildcardLabel(name string) bool {
 	for name != "" {
 		label, rest, _ := strings.Cut(name, ".")
-		if etcdstore.IsWildcard(label) {
+		if contract.IsWildcard(label) {
 			return true
 		}
 		name = rest
@@ -67,7 +67,7 @@ func lowerFqdn(name string) string {
 // keyName returns the DNS name of a record's etcd key, with strip labels
 // removed from its left; stripping every label leaves the name whole.
 func (r *Resolver) keyName(key string, strip int) string {
-	name, ok := etcdstore.Name(r.prefix, key)
+	name, ok := contract.Name(r.prefix, key)
 	if !ok {
 		return "."
 	}

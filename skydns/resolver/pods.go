@@ -7,7 +7,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -136,7 +136,7 @@ func (a *answerer) podRecords(lname string) []snapshot.Entry {
 	if !hasWildcardLabel(lname) {
 		return addresses(es)
 	}
-	key := etcdstore.Key(a.r.prefix, lname)
+	key := contract.Key(a.r.prefix, lname)
 	kept := es[:0]
 	for _, e := range es {
 		if e.Key() == key {

@@ -51,7 +51,8 @@ func (r *Resolver) ResolveVisiting(snap *snapshot.Snapshot, req *dns.Msg, visit 
 }
 
 // precheck rejects what is not a plain question: another opcode, not
-// exactly one question, a class other than IN, a zone transfer.
+// exactly one question, a class other than IN, a zone transfer (REFUSED:
+// the server answers allowed transfers over TCP before the resolver).
 func (r *Resolver) precheck(req *dns.Msg) (int, bool) {
 	switch {
 	case req.Opcode != dns.OpcodeQuery:
@@ -61,7 +62,7 @@ func (r *Resolver) precheck(req *dns.Msg) (int, bool) {
 	case req.Question[0].Qclass != dns.ClassINET:
 		return dns.RcodeRefused, false
 	case req.Question[0].Qtype == dns.TypeAXFR || req.Question[0].Qtype == dns.TypeIXFR:
-		return dns.RcodeNotImplemented, false
+		return dns.RcodeRefused, false
 	}
 	return dns.RcodeSuccess, true
 }

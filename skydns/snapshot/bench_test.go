@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
@@ -18,10 +18,10 @@ func BenchmarkApply(b *testing.B) {
 	if len(errs) != 0 {
 		b.Fatal(errs)
 	}
-	key := etcdstore.Key(prefix, snapshottest.ServiceName(1234)) + "/c0ffee"
-	events := [2]etcdstore.Update{
-		{Revision: 2, Events: []etcdstore.Event{put(key, `{"host":"10.99.0.1"}`)}},
-		{Revision: 3, Events: []etcdstore.Event{put(key, `{"host":"10.99.0.2"}`)}},
+	key := contract.Key(prefix, snapshottest.ServiceName(1234)) + "/c0ffee"
+	events := [2]contract.Update{
+		{Revision: 2, Events: []contract.Event{put(key, `{"host":"10.99.0.1"}`)}},
+		{Revision: 3, Events: []contract.Event{put(key, `{"host":"10.99.0.2"}`)}},
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -62,11 +62,11 @@ func BenchmarkMemory(b *testing.B) {
 }
 
 // addressRecords is a full update of n A records, kube2sky style.
-func addressRecords(n int) etcdstore.Update {
-	u := etcdstore.Update{Revision: 1, Full: true}
+func addressRecords(n int) contract.Update {
+	u := contract.Update{Revision: 1, Full: true}
 	for i := range n {
 		ip := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
-		key := etcdstore.Key(prefix, snapshottest.ServiceName(i)) + "/c0ffee"
+		key := contract.Key(prefix, snapshottest.ServiceName(i)) + "/c0ffee"
 		u.Events = append(u.Events, put(key, fmt.Sprintf(`{"host":%q,"owner":"kube2sky"}`, ip)))
 	}
 	return u

@@ -1,7 +1,7 @@
 // Package snapshot holds an immutable, in-memory copy of the SkyDNS records
 // under one etcd prefix, shaped for DNS lookups.
 //
-// A Snapshot is built by applying etcdstore.Update values to Empty(prefix):
+// A Snapshot is built by applying contract.Update values to Empty(prefix):
 // every Apply returns a new Snapshot and leaves the old one untouched, so
 // readers need no locks. Values are decoded once, at apply time.
 //

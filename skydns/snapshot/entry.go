@@ -5,7 +5,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Entry is one decoded record as a lookup returns it: the record, its
@@ -13,7 +13,7 @@ import (
 type Entry struct {
 	// Record is the decoded value, normalized at apply time: a Host that is
 	// a domain name is made fully qualified, and Owner is dropped.
-	Record etcdstore.Record
+	Record contract.Record
 	// IP is Host parsed as an address: 4 bytes for IPv4, 16 for IPv6, nil
 	// when Host is a name or empty. Each lookup returns its own copy.
 	IP net.IP
@@ -47,7 +47,7 @@ const (
 // pack returns the tree key of the record at relativeKey (see relativeKey)
 // and the packed value of the record, whose numbers Decode checked, both
 // cut from one string.
-func pack(relativeKey string, r etcdstore.Record, ip net.IP) (string, value) {
+func pack(relativeKey string, r contract.Record, ip net.IP) (string, value) {
 	// Room for the key, its "/", the flags, five uvarints (at most 5+3+3+3+1
 	// bytes), the address and three length-prefixed strings.
 	b := make([]byte, 0, len(relativeKey)+1+16+len(ip)+3*binary.MaxVarintLen16+len(r.Host)+len(r.Text)+len(r.Group))
@@ -80,7 +80,7 @@ func pack(relativeKey string, r etcdstore.Record, ip net.IP) (string, value) {
 func (s *Snapshot) entry(treeKey string, v value) Entry {
 	d := unpacker{rest: string(v)}
 	flags := d.byte()
-	e := Entry{prefix: s.prefix, treeKey: treeKey, Record: etcdstore.Record{
+	e := Entry{prefix: s.prefix, treeKey: treeKey, Record: contract.Record{
 		Mail: flags&flagMail != 0, TTL: uint32(d.uvarint()), Port: d.int(), Priority: d.int(),
 		Weight: d.int(), TargetStrip: d.int()}}
 	switch {

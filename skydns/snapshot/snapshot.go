@@ -10,7 +10,7 @@ import (
 	"github.com/benbjohnson/immutable"
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Snapshot is an immutable view of the records under one prefix at one etcd
@@ -53,7 +53,7 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 // skipped and reported, since no query can reach it (keys are lower case by
 // contract). The cost is proportional to the number of events, not to the
 // size of the snapshot.
-func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
+func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
 	var errs []error
 	tree := s.tree
 	if u.Full {
@@ -70,14 +70,14 @@ func (s *Snapshot) Apply(u etcdstore.Update) (*Snapshot, []error) {
 }
 
 // build makes a tree from a full list, in place, with no copies.
-func (s *Snapshot) build(events []etcdstore.Event) (*immutable.SortedMap[string, value], []error) {
+func (s *Snapshot) build(events []contract.Event) (*immutable.SortedMap[string, value], []error) {
 	var records []record
 	var errs []error
 	for _, ev := range events {
 		tk, v, err := s.decodeEvent(ev)
 		if err != nil {
 			errs = append(errs, err)
-		} else if tk != "" && ev.Type != etcdstore.Delete {
+		} else if tk != "" && ev.Type != contract.Delete {
 			records = append(records, record{tk, v})
 		}
 	}
@@ -114,14 +114,14 @@ func buildTree(records []record) *immutable.SortedMap[string, value] {
 }
 
 // applyEvent returns tree with one event applied; tree is not changed.
-func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev etcdstore.Event) (*immutable.SortedMap[string, value], error) {
+func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev contract.Event) (*immutable.SortedMap[string, value], error) {
 	tk, v, err := s.decodeEvent(ev)
 	switch {
 	case err != nil:
 		return tree.Delete(tk), err
 	case tk == "":
 		return tree, nil
-	case ev.Type == etcdstore.Delete:
+	case ev.Type == contract.Delete:
 		return tree.Delete(tk), nil
 	default:
 		return tree.Set(tk, v), nil
@@ -132,12 +132,12 @@ func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev etcds
 // prefix) and, for a put, its decoded value. A value that does not decode,
 // or a key that no query can reach, is an error; the tree key is still
 // returned, so that a record held there is removed.
-func (s *Snapshot) decodeEvent(ev etcdstore.Event) (string, value, error) {
+func (s *Snapshot) decodeEvent(ev contract.Event) (string, value, error) {
 	rest, ok := s.relativeKey(ev.Key)
 	if !ok {
 		return "", "", nil
 	}
-	if ev.Type == etcdstore.Delete {
+	if ev.Type == contract.Delete {
 		return rest + "/", "", nil
 	}
 	r, ip, err := decodeValue(ev.Key, ev.Value)
@@ -169,10 +169,10 @@ func hasUpper(s string) bool {
 
 // decodeValue decodes a record and normalizes it: a Host that is an
 // address is parsed, a name is made lower case and fully qualified.
-func decodeValue(key string, raw []byte) (etcdstore.Record, net.IP, error) {
-	r, err := etcdstore.Decode(key, raw)
+func decodeValue(key string, raw []byte) (contract.Record, net.IP, error) {
+	r, err := contract.Decode(key, raw)
 	if err != nil {
-		return etcdstore.Record{}, nil, err
+		return contract.Record{}, nil, err
 	}
 	var ip net.IP
 	if addr, err := netip.ParseAddr(r.Host); err == nil {

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
 
 const prefix = "/skydns"
 
-func put(key, value string) etcdstore.Event {
-	return etcdstore.Event{Type: etcdstore.Put, Key: key, Value: []byte(value)}
+func put(key, value string) contract.Event {
+	return contract.Event{Type: contract.Put, Key: key, Value: []byte(value)}
 }
 
-func del(key string) etcdstore.Event {
-	return etcdstore.Event{Type: etcdstore.Delete, Key: key}
+func del(key string) contract.Event {
+	return contract.Event{Type: contract.Delete, Key: key}
 }
 
 // keys lists the keys of entries, in order.
@@ -40,38 +40,38 @@ func TestApply(t *testing.T) {
 	})
 	tests := []struct {
 		name     string
-		update   etcdstore.Update
+		update   contract.Update
 		wantKeys string
 		wantErrs []string // substrings, one per expected error
 	}{
 		{
 			name:     "a put adds a record and keeps the others",
-			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{put("/skydns/local/cluster/c", `{"host":"10.0.0.3"}`)}},
+			update:   contract.Update{Revision: 2, Events: []contract.Event{put("/skydns/local/cluster/c", `{"host":"10.0.0.3"}`)}},
 			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b /skydns/local/cluster/c",
 		},
 		{
 			name:     "a delete removes the record",
-			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{del("/skydns/local/cluster/a")}},
+			update:   contract.Update{Revision: 2, Events: []contract.Event{del("/skydns/local/cluster/a")}},
 			wantKeys: "/skydns/local/cluster/b",
 		},
 		{
 			name:     "deleting a key that is not there changes nothing",
-			update:   etcdstore.Update{Revision: 2, Events: []etcdstore.Event{del("/skydns/local/cluster/zz")}},
+			update:   contract.Update{Revision: 2, Events: []contract.Event{del("/skydns/local/cluster/zz")}},
 			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b",
 		},
 		{
 			name:     "a full update replaces every record",
-			update:   etcdstore.Update{Revision: 9, Full: true, Events: []etcdstore.Event{put("/skydns/local/cluster/z", `{"host":"10.0.0.9"}`)}},
+			update:   contract.Update{Revision: 9, Full: true, Events: []contract.Event{put("/skydns/local/cluster/z", `{"host":"10.0.0.9"}`)}},
 			wantKeys: "/skydns/local/cluster/z",
 		},
 		{
 			name:     "a full update with no events empties the snapshot",
-			update:   etcdstore.Update{Revision: 9, Full: true},
+			update:   contract.Update{Revision: 9, Full: true},
 			wantKeys: "",
 		},
 		{
 			name: "a malformed value is skipped and the previous good value at its key removed",
-			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+			update: contract.Update{Revision: 2, Events: []contract.Event{
 				put("/skydns/local/cluster/a", `{"host":`),
 				put("/skydns/local/cluster/c", `{"port":80}`),
 				put("/skydns/local/cluster/d", `{"host":"10.0.0.4"}`),
@@ -81,7 +81,7 @@ func TestApply(t *testing.T) {
 		},
 		{
 			name: "a key with upper-case letters is skipped and reported",
-			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+			update: contract.Update{Revision: 2, Events: []contract.Event{
 				put("/skydns/local/cluster/Upper", `{"host":"10.0.0.7"}`),
 			}},
 			wantKeys: "/skydns/local/cluster/a /skydns/local/cluster/b",
@@ -89,7 +89,7 @@ func TestApply(t *testing.T) {
 		},
 		{
 			name: "keys outside the prefix are ignored",
-			update: etcdstore.Update{Revision: 2, Events: []etcdstore.Event{
+			update: contract.Update{Revision: 2, Events: []contract.Event{
 				put("/skydnsx/local/cluster/x", `{"host":"10.0.0.5"}`),
 				put("/skydns", `{"host":"10.0.0.6"}`),
 				put("/other/y", `not json`),
@@ -171,7 +171,7 @@ func TestEmpty(t *testing.T) {
 	if s.Prefix() != "/custom/prefix" || s.Len() != 0 || s.Revision() != 0 {
 		t.Errorf("Empty = prefix %q len %d revision %d, want /custom/prefix 0 0", s.Prefix(), s.Len(), s.Revision())
 	}
-	next, _ := s.Apply(etcdstore.Update{Revision: 3, Events: []etcdstore.Event{
+	next, _ := s.Apply(contract.Update{Revision: 3, Events: []contract.Event{
 		put("/custom/prefix/local/cluster/a", `{"host":"10.0.0.1"}`),
 		put("/skydns/local/cluster/a", `{"host":"10.0.0.1"}`),
 	}})
@@ -187,7 +187,7 @@ func TestReadersNeverSeeAnApplyInProgress(t *testing.T) {
 		defer close(done)
 		next := snap
 		for i := range 200 {
-			next, _ = next.Apply(etcdstore.Update{Revision: int64(i + 2), Events: []etcdstore.Event{
+			next, _ = next.Apply(contract.Update{Revision: int64(i + 2), Events: []contract.Event{
 				put("/skydns/local/cluster/a/y", `{"host":"10.0.0.2"}`),
 				del("/skydns/local/cluster/a/x"),
 			}})
@@ -208,16 +208,16 @@ func TestReadersNeverSeeAnApplyInProgress(t *testing.T) {
 func TestAFullListHoldsWhatTheSameEventsOneByOneHold(t *testing.T) {
 	// Keys out of tree order ("a-b" sorts before "a/" in etcd but after it
 	// in the tree), a key given twice, and enough of them to split leaves.
-	var events []etcdstore.Event
+	var events []contract.Event
 	for i := range 500 {
 		base := fmt.Sprintf("/skydns/local/cluster/svc/ns%d/web", (i*7919)%97)
 		events = append(events, put(fmt.Sprintf("%s/x%d", base, i), fmt.Sprintf(`{"host":"10.0.%d.%d"}`, i/256, i%256)),
 			put(fmt.Sprintf("%s-b/x%d", base, i), fmt.Sprintf(`{"host":"h%d.example.","port":%d}`, i, i+1)))
 	}
 	events = append(events, put("/skydns/local/cluster/svc/ns0/web/x0", `{"host":"10.9.9.9"}`))
-	full, errs := snapshot.Empty(prefix).Apply(etcdstore.Update{Revision: 1, Full: true, Events: events})
+	full, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Full: true, Events: events})
 	checkErrors(t, errs, nil)
-	oneByOne, errs := snapshot.Empty(prefix).Apply(etcdstore.Update{Revision: 1, Events: events})
+	oneByOne, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Events: events})
 	checkErrors(t, errs, nil)
 	if full.Len() != oneByOne.Len() || full.Len() != 1000 {
 		t.Fatalf("full list holds %d records, one by one %d, want 1000", full.Len(), oneByOne.Len())

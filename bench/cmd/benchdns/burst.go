@@ -12,7 +12,7 @@ import (
 
 	"github.com/kubesky/kubesky/bench/gendata"
 	"github.com/kubesky/kubesky/bench/report"
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // burstEvents is the number of keys each burst writes.
@@ -59,8 +59,8 @@ func burstRecords(ns string, n int) []gendata.KV {
 		var ip [4]byte
 		binary.BigEndian.PutUint32(ip[:], 10<<24|200<<16+uint32(i)+1)
 		name := fmt.Sprintf("b%d.%s.svc.%s.", i, ns, zone)
-		kvs[i] = gendata.KV{Key: etcdstore.Key(etcdstore.DefaultPrefix, name) + "/x",
-			Value: string(etcdstore.Record{Host: netip.AddrFrom4(ip).String()}.Encode())}
+		kvs[i] = gendata.KV{Key: contract.Key(contract.DefaultPrefix, name) + "/x",
+			Value: string(contract.Record{Host: netip.AddrFrom4(ip).String()}.Encode())}
 	}
 	return kvs
 }

@@ -36,7 +36,7 @@ func (b *bench) callgrindPass(ctx context.Context, rows []report.Row) {
 		if s.readsEtcd {
 			file = slow
 		}
-		b.countInto(row, "", func() (float64, error) { return b.countServer(ctx, s, file, row) })
+		b.countInto(row, "", func() (float64, error) { return b.countServer(ctx, s, file, row, false) })
 		if s.readsEtcd {
 			b.countInto(row, "etcd ", func() (float64, error) { return b.countEtcd(ctx, s, slow) })
 		}
@@ -71,8 +71,9 @@ func (b *bench) countInto(row *report.Row, what string, count func() (float64, e
 // for the first time (row.FirstInstr: caches cold), the second the same
 // queries asked again, the steady state a timed dnsperf run sees, where
 // its query file repeats. CoreDNS-etcd reads etcd every time: one window.
-func (b *bench) countServer(ctx context.Context, s server, queries string, row *report.Row) (float64, error) {
-	out := cleanDumps(filepath.Join(b.work, "callgrind."+s.name))
+// The queries go over TCP (one connection) or UDP.
+func (b *bench) countServer(ctx context.Context, s server, queries string, row *report.Row, tcp bool) (float64, error) {
+	out := cleanDumps(filepath.Join(b.work, "callgrind."+s.name+"."+proto(tcp)))
 	inst, err := b.startServer(ctx, s, startOptions{cgOut: out})
 	if err != nil {
 		return 0, err
@@ -80,7 +81,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	defer inst.proc.Kill() // a signal would trip callgrind; the counts are dumped already
 	dump := 1
 	if !s.readsEtcd {
-		first, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries)
+		first, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries, tcp)
 		if err != nil {
 			return 0, err
 		}
@@ -93,7 +94,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	if err := gc.start(ctx); err != nil {
 		return 0, err
 	}
-	w, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries)
+	w, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries, tcp)
 	if err != nil {
 		return 0, err
 	}
@@ -135,7 +136,7 @@ func (b *bench) countEtcd(ctx context.Context, s server, queries string) (float6
 		return 0, err
 	}
 	defer inst.stop()
-	w, err := b.countWindow(ctx, b.etcd.Pid(), out, 1, inst.addr, queries)
+	w, err := b.countWindow(ctx, b.etcd.Pid(), out, 1, inst.addr, queries, false)
 	return w.perQuery(), err
 }
 
@@ -173,8 +174,8 @@ func (w window) perQuery() float64 {
 
 // countWindow zeroes the counters of the callgrind process pid, sends the
 // queries, dumps to out.dump; then stays idle as long and dumps again, to
-// out.dump+1.
-func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, addr, queries string) (window, error) {
+// out.dump+1. The queries go over TCP (one connection) or UDP.
+func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, addr, queries string, tcp bool) (window, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := callgrind.Zero(ctx, pid); err != nil {
@@ -182,7 +183,7 @@ func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, 
 	}
 	start := time.Now()
 	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: addr, QueryFile: queries, MaxRuns: 1, Outstanding: 10,
-		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU})
+		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU, TCP: tcp})
 	if err != nil {
 		return window{}, err
 	}

@@ -32,7 +32,7 @@ type config struct {
 	profile   bool
 }
 
-var allParts = []string{"dns", "callgrind", "memory"}
+var allParts = []string{"dns", "callgrind", "tcp", "memory"}
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
@@ -52,7 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.cgSlow, "callgrind-slow-queries", 2000, "queries sent under callgrind to CoreDNS-etcd and to etcd behind it")
 	fs.IntVar(&c.serverCPU, "server-cpu", 0, "CPU the servers (and etcd) are pinned to")
 	fs.IntVar(&c.loadCPU, "load-cpu", 1, "CPU dnsperf is pinned to")
-	fs.StringVar(&parts, "parts", strings.Join(allParts, ","), "which parts to run: dns, callgrind, memory")
+	fs.StringVar(&parts, "parts", strings.Join(allParts, ","), "which parts to run: dns, callgrind, tcp (timed runs over TCP and their callgrind pass), memory")
 	fs.StringVar(&servers, "servers", strings.Join(serverNames(), ","), "which servers to compare")
 	fs.StringVar(&sizes, "memory-sizes", "0,10000,50000", "services loaded for each skydns memory measurement (0: the base)")
 	fs.BoolVar(&c.profile, "profile", true, "take a CPU profile of skydns under load (needs --pprof in skydns)")

@@ -26,7 +26,7 @@ func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) 
 			if inst == nil || ctx.Err() != nil {
 				continue
 			}
-			s, err := b.measure(ctx, inst)
+			s, err := b.measure(ctx, inst, false)
 			if err != nil {
 				row.Problem = err.Error()
 				continue
@@ -56,15 +56,19 @@ func (b *bench) startAll(ctx context.Context, rows []report.Row) map[string]*ins
 	return insts
 }
 
-// measure runs dnsperf once against inst and reads the server's (and for
-// servers reading etcd per query, etcd's) CPU time over the run.
-func (b *bench) measure(ctx context.Context, inst *instance) (report.Sample, error) {
+// measure runs dnsperf once against inst, over TCP (tcpClients clients,
+// tcpOutstanding queries in flight) or UDP, and reads the server's (and
+// for servers reading etcd per query, etcd's) CPU time over the run.
+func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.Sample, error) {
 	before, err := b.cpuTimes(inst)
 	if err != nil {
 		return report.Sample{}, err
 	}
-	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration,
-		Verbose: true, CPU: b.cfg.loadCPU})
+	o := dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU}
+	if tcp {
+		o.TCP, o.Clients, o.Outstanding = true, tcpClients, tcpOutstanding
+	}
+	run, err := dnsperf.Run(ctx, o)
 	if err != nil {
 		return report.Sample{}, err
 	}

@@ -49,6 +49,9 @@ func (b *bench) startServer(ctx context.Context, s server, o startOptions) (*ins
 	var env []string
 	timeout := time.Minute
 	if o.cgOut != "" {
+		if s.callgrindArgv != nil {
+			argv = s.callgrindArgv(argv)
+		}
 		argv, timeout = callgrind.Command(o.cgOut, argv...), 5*time.Minute
 		if s.goRuntime {
 			env = callgrind.Env

@@ -1,4 +1,4 @@
-// Command benchdns runs issue 5's DNS comparison on one machine: skydns,
+// Command benchdns runs the DNS comparison on one machine: skydns,
 // CoreDNS's etcd plugin without and with cache, dnsmasq and a fixed-answer
 // miekg/dns server, all serving the same generated services. Each server is
 // pinned to one CPU and dnsperf to another; rounds are interleaved. Then a

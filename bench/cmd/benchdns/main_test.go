@@ -2,11 +2,12 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 )
 
 func TestFlagsDefaultToTheFullComparison(t *testing.T) {
@@ -14,7 +15,7 @@ func TestFlagsDefaultToTheFullComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.services != 10000 || c.rounds != 3 || c.duration != 10*time.Second || len(c.servers) != 5 || len(c.parts) != 3 {
+	if c.services != 10000 || c.rounds != 3 || c.duration != 10*time.Second || len(c.servers) != 5 || len(c.parts) != 4 {
 		t.Fatalf("defaults %+v", c)
 	}
 	if len(c.memSizes) != 3 || c.memSizes[2] != 50000 {
@@ -44,13 +45,16 @@ func TestBadFlagsAreRejectedWithAReason(t *testing.T) {
 }
 
 func TestCorefileServesTheZoneFromEtcd(t *testing.T) {
-	got := corefileText(1053, "http://127.0.0.1:2379", true)
+	got := corefileText(1053, "http://127.0.0.1:2379", cache30)
 	want := "cluster.local:1053 {\n    bind 127.0.0.1\n    etcd cluster.local {\n        path /skydns\n        endpoint http://127.0.0.1:2379\n    }\n    cache 30\n}\n"
 	if got != want {
 		t.Fatalf("Corefile:\n%s\nwant:\n%s", got, want)
 	}
-	if strings.Contains(corefileText(1053, "http://127.0.0.1:2379", false), "cache") {
+	if strings.Contains(corefileText(1053, "http://127.0.0.1:2379", ""), "cache") {
 		t.Fatal("a Corefile without cache has one")
+	}
+	if all := corefileText(1053, "http://127.0.0.1:2379", cacheAll); !strings.Contains(all, "success 200000") || !strings.Contains(all, "denial 200000") {
+		t.Fatalf("the cache holding every answer:\n%s", all)
 	}
 }
 
@@ -77,7 +81,7 @@ func TestBurstRecordsAreNewAndValid(t *testing.T) {
 	kvs := burstRecords("burst1", 300)
 	seen := map[string]bool{}
 	for _, kv := range kvs {
-		if _, err := etcdstore.Decode(kv.Key, []byte(kv.Value)); err != nil {
+		if _, err := contract.Decode(kv.Key, []byte(kv.Value)); err != nil {
 			t.Fatal(err)
 		}
 		seen[kv.Key] = true
@@ -90,5 +94,17 @@ func TestBurstRecordsAreNewAndValid(t *testing.T) {
 func TestPerQueryDividesCPUTime(t *testing.T) {
 	if perQuery(time.Second, 100000) != 10*time.Microsecond || perQuery(time.Second, 0) != 0 {
 		t.Fatal("perQuery")
+	}
+}
+
+func TestDnsmasqRunsWithoutForkingUnderCallgrind(t *testing.T) {
+	argv, _ := dnsmasqArgv(&bench{hosts: "/tmp/hosts"}, 1053, 0)
+	if !slices.Contains(argv, "--keep-in-foreground") || slices.Contains(argv, "--no-daemon") {
+		t.Fatalf("timed runs: %q; want it kept in the foreground, forking per TCP connection", argv)
+	}
+	cg := dnsmasqCallgrindArgv(argv)
+	if cg[0] != "dnsmasq" || !slices.Contains(cg, "--no-daemon") || slices.Contains(cg, "--keep-in-foreground") ||
+		slices.Contains(cg, "--user=root") || len(cg) != len(argv)-2 {
+		t.Fatalf("under callgrind: %q; want --no-daemon instead of the foreground flags", cg)
 	}
 }

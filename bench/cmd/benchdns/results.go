@@ -21,6 +21,8 @@ type results struct {
 	machine    string
 	busyAtEnd  string
 	rows       []report.Row
+	tcp        []report.Row // the servers over TCP
+	tcpUDP     report.Row   // skydns over UDP in the TCP rounds
 	profile    string
 	sizes      []report.MemorySize
 	bursts     []report.Burst
@@ -41,6 +43,12 @@ func (b *bench) runParts(ctx context.Context) results {
 		b.logf("callgrind pass")
 		b.callgrindPass(ctx, res.rows)
 	}
+	if b.cfg.runs("tcp") && ctx.Err() == nil {
+		b.logf("TCP: %d rounds of %s per server over TCP, and of skydns over UDP", b.cfg.rounds, b.cfg.duration)
+		b.tcpRounds(ctx, &res)
+		b.logf("TCP callgrind pass")
+		b.tcpCallgrindPass(ctx, &res)
+	}
 	if b.cfg.runs("memory") && ctx.Err() == nil {
 		b.logf("skydns memory pass")
 		b.memoryPass(ctx, &res)
@@ -55,15 +63,23 @@ func (r results) markdown(cfg config, args []string) string {
 	fmt.Fprintf(&b, "# DNS benchmark results\n\n%s, %s. Command: `benchdns %s`\n\n", r.started.Format(time.RFC3339), r.elapsed.Round(time.Second), strings.Join(args, " "))
 	fmt.Fprintf(&b, "Machine: %s; at the end: %s\n\n", r.machine, r.busyAtEnd)
 	fmt.Fprintf(&b, "%d services (A + named-port SRV each) in etcd; queries 70 %% A, 10 %% SRV, 10 %% NXDOMAIN, 10 %% NODATA; "+
-		"servers pinned to CPU %d (etcd too), dnsperf to CPU %d; %d interleaved rounds of %s over UDP; "+
-		"callgrind: %d queries (%d for CoreDNS-etcd and its etcd), minus an idle window as long.\n\n",
-		cfg.services, cfg.serverCPU, cfg.loadCPU, cfg.rounds, cfg.duration, cfg.cgQueries, cfg.cgSlow)
-	if len(r.rows) > 0 && (cfg.runs("dns") || cfg.runs("callgrind")) {
+		"servers pinned to CPU %d (etcd too), dnsperf to CPU %d",
+		cfg.services, cfg.serverCPU, cfg.loadCPU)
+	udp := len(r.rows) > 0 && (cfg.runs("dns") || cfg.runs("callgrind"))
+	if udp {
+		fmt.Fprintf(&b, "; %d interleaved rounds of %s over UDP; callgrind: %d queries (%d for CoreDNS-etcd and its etcd), minus an idle window as long",
+			cfg.rounds, cfg.duration, cfg.cgQueries, cfg.cgSlow)
+	}
+	b.WriteString(".\n\n")
+	if udp {
 		b.WriteString("## Serving\n\n" + report.DNSTable(r.rows) + "\n" + report.AnswersTable(r.rows) + "\n")
 		b.WriteString("## Targets\n\n" + report.TargetsTable(report.Targets(r.rows)) + "\n")
 		if t := report.BreakdownTable(r.rows, callgrind.Categories); t != "" {
 			b.WriteString("## Where the instructions go (callgrind, each function's own cost by source file)\n\n" + t + "\n")
 		}
+	}
+	if cfg.runs("tcp") {
+		b.WriteString(r.tcpMarkdown(cfg))
 	}
 	if r.profile != "" {
 		fmt.Fprintf(&b, "## skydns CPU profile under load (go tool pprof -top)\n\n```\n%s\n```\n\n", r.profile)
@@ -71,6 +87,17 @@ func (r results) markdown(cfg config, args []string) string {
 	if cfg.runs("memory") {
 		b.WriteString(r.memoryMarkdown())
 	}
+	return b.String()
+}
+
+func (r results) tcpMarkdown(cfg config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Serving over TCP\n\nThe same data and queries; dnsperf -m tcp -c %d -q %d (%d connections kept open, %d queries in flight); "+
+		"a warm-up pass over the query file, then %d interleaved rounds of %s per server, with one run of skydns over UDP in each round "+
+		"(the UDP figures of the same machine moments); callgrind, skydns only: %d queries on one connection, %d in flight.\n\n", tcpClients, tcpOutstanding, tcpClients, tcpOutstanding,
+		cfg.rounds, cfg.duration, cfg.cgQueries, 10)
+	b.WriteString(report.TCPTable(r.tcp, r.tcpUDP) + "\n")
+	b.WriteString("### Targets over TCP\n\n" + report.TargetsTable(report.TCPTargets(r.tcp, r.tcpUDP)) + "\n")
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/kubesky/kubesky/bench/report"
@@ -20,20 +21,29 @@ type server struct {
 	readsEtcd bool
 	// pprof servers serve net/http/pprof and Go metrics on their HTTP port.
 	pprof bool
+	// tcpOnly servers run in the TCP part only, whatever --servers says.
+	tcpOnly bool
+	// callgrindArgv, if set, adapts the command to run under callgrind.
+	callgrindArgv func(argv []string) []string
 }
 
 var servers = []server{
 	{name: report.SkyDNS, argv: skydnsArgv, goRuntime: true, pprof: true},
-	{name: report.CoreDNS, argv: corednsArgv(false), goRuntime: true, readsEtcd: true},
-	{name: report.CoreDNSCache, argv: corednsArgv(true), goRuntime: true, readsEtcd: true},
-	{name: report.Dnsmasq, argv: dnsmasqArgv},
+	{name: report.CoreDNS, argv: corednsArgv(""), goRuntime: true, readsEtcd: true},
+	{name: report.CoreDNSCache, argv: corednsArgv(cache30), goRuntime: true, readsEtcd: true},
+	{name: report.CoreDNSCacheAll, argv: corednsArgv(cacheAll), goRuntime: true, readsEtcd: true, tcpOnly: true},
+	{name: report.Dnsmasq, argv: dnsmasqArgv, callgrindArgv: dnsmasqCallgrindArgv},
 	{name: report.Fixed, argv: fixedArgv, goRuntime: true},
 }
 
+// serverNames are the servers --servers may name: those of the UDP
+// comparison.
 func serverNames() []string {
-	names := make([]string, len(servers))
-	for i, s := range servers {
-		names[i] = s.name
+	var names []string
+	for _, s := range servers {
+		if !s.tcpOnly {
+			names = append(names, s.name)
+		}
 	}
 	return names
 }
@@ -52,7 +62,17 @@ func skydnsArgv(b *bench, port, httpPort int) ([]string, error) {
 		"--etcd-endpoints", b.etcdURL, "--zone", zone + ".", "--log-level", "warn", "--pprof"}, nil
 }
 
-func corednsArgv(cache bool) func(b *bench, port, httpPort int) ([]string, error) {
+// The caches CoreDNS-etcd is run behind: none, CoreDNS's usual 30 s one,
+// and one that holds every answer of the data set (about 30 000) for an
+// hour, longer than the bench: its minimum TTL (3600 s) outlasts the
+// records' (the etcd plugin's 300 s; its SOA's 30 s for NXDOMAIN and
+// NODATA).
+const (
+	cache30  = "    cache 30\n"
+	cacheAll = "    cache 3600 {\n        success 200000 3600 3600\n        denial 200000 3600 3600\n    }\n"
+)
+
+func corednsArgv(cache string) func(b *bench, port, httpPort int) ([]string, error) {
 	return func(b *bench, port, _ int) ([]string, error) {
 		corefile := filepath.Join(b.work, fmt.Sprintf("Corefile.%d", port))
 		if err := os.WriteFile(corefile, []byte(corefileText(port, b.etcdURL, cache)), 0o644); err != nil {
@@ -62,22 +82,40 @@ func corednsArgv(cache bool) func(b *bench, port, httpPort int) ([]string, error
 	}
 }
 
-// corefileText serves the zone from etcd on 127.0.0.1:port, optionally
-// behind a 30 s cache.
-func corefileText(port int, etcdURL string, cache bool) string {
-	extra := ""
-	if cache {
-		extra = "    cache 30\n"
-	}
+// corefileText serves the zone from etcd on 127.0.0.1:port, behind the
+// cache block cache ("": none).
+func corefileText(port int, etcdURL, cache string) string {
 	return fmt.Sprintf("%s:%d {\n    bind 127.0.0.1\n    etcd %s {\n        path /skydns\n        endpoint %s\n    }\n%s}\n",
-		zone, port, zone, etcdURL, extra)
+		zone, port, zone, etcdURL, cache)
 }
 
 // dnsmasqArgv serves the hosts file. --local makes dnsmasq answer the zone
 // itself (NXDOMAIN, NODATA) instead of REFUSED for want of an upstream.
+// --keep-in-foreground, not --no-daemon: that one also serves TCP
+// connections one at a time in the main process, so that a client keeping
+// its connection open starves every other TCP client. A TCP connection is
+// served by a child process (CPUTime counts the children it reaped).
 func dnsmasqArgv(b *bench, port, _ int) ([]string, error) {
-	return []string{"dnsmasq", "--no-daemon", "--no-resolv", "--no-hosts", "--addn-hosts=" + b.hosts,
-		"--local=/" + zone + "/", "--port=" + strconv.Itoa(port), "--listen-address=127.0.0.1", "--bind-interfaces"}, nil
+	return append(append([]string{"dnsmasq"}, dnsmasqForeground...), "--no-resolv", "--no-hosts", "--addn-hosts="+b.hosts,
+		"--local=/"+zone+"/", "--port="+strconv.Itoa(port), "--listen-address=127.0.0.1", "--bind-interfaces"), nil
+}
+
+// dnsmasqForeground are the flags that keep dnsmasq in the foreground
+// with a child process per TCP connection.
+var dnsmasqForeground = []string{"--keep-in-foreground", "--user=root", "--pid-file="}
+
+// dnsmasqCallgrindArgv runs dnsmasq with --no-daemon under callgrind:
+// kept in the foreground otherwise, it does not answer under valgrind,
+// and its TCP work would be in child processes callgrind does not count.
+// The callgrind pass's one TCP connection is served in the main process.
+func dnsmasqCallgrindArgv(argv []string) []string {
+	out := []string{argv[0], "--no-daemon"}
+	for _, a := range argv[1:] {
+		if !slices.Contains(dnsmasqForeground, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func fixedArgv(b *bench, port, _ int) ([]string, error) {

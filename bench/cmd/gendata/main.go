@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/kubesky/kubesky/bench/gendata"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
 )
 
@@ -57,7 +58,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.spec.Services, "services", 10000, "number of services")
 	fs.IntVar(&o.spec.Namespaces, "namespaces", 100, "number of namespaces the services are spread over")
 	fs.StringVar(&o.spec.Zone, "zone", "cluster.local", "cluster domain")
-	fs.StringVar(&o.spec.Prefix, "prefix", etcdstore.DefaultPrefix, "etcd key prefix")
+	fs.StringVar(&o.spec.Prefix, "prefix", contract.DefaultPrefix, "etcd key prefix")
 	fs.StringVar(&o.endpoints, "etcd-endpoints", "", "comma-separated etcd URLs to load the records into (none: skip)")
 	fs.StringVar(&o.hosts, "hosts", "", "write a hosts file with the A names here (none: skip)")
 	fs.StringVar(&o.queries, "queries", "", "write a dnsperf query file here (none: skip)")

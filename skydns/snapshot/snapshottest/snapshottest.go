@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -25,15 +25,15 @@ func Build(tb testing.TB, prefix string, records map[string]string) *snapshot.Sn
 }
 
 // Update returns a Full update holding records, in key order.
-func Update(revision int64, records map[string]string) etcdstore.Update {
+func Update(revision int64, records map[string]string) contract.Update {
 	keys := make([]string, 0, len(records))
 	for k := range records {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	u := etcdstore.Update{Revision: revision, Full: true}
+	u := contract.Update{Revision: revision, Full: true}
 	for _, k := range keys {
-		u.Events = append(u.Events, etcdstore.Event{Type: etcdstore.Put, Key: k, Value: []byte(records[k])})
+		u.Events = append(u.Events, contract.Event{Type: contract.Put, Key: k, Value: []byte(records[k])})
 	}
 	return u
 }
@@ -42,8 +42,8 @@ func Update(revision int64, records map[string]string) etcdstore.Update {
 // cluster.local under prefix, spread over ten namespaces. Service i is
 // svc-<i>.ns-<i%10>, with a cluster IP, one named port (_http._tcp, 80) and
 // a PTR record: three records per service.
-func Cluster(prefix string, n int) etcdstore.Update {
-	u := etcdstore.Update{Revision: 1, Full: true, Events: make([]etcdstore.Event, 0, 3*n)}
+func Cluster(prefix string, n int) contract.Update {
+	u := contract.Update{Revision: 1, Full: true, Events: make([]contract.Event, 0, 3*n)}
 	base := netip.MustParseAddr("10.96.0.0").As4()
 	for i := range n {
 		ip := netip.AddrFrom4([4]byte{base[0], base[1], byte(i >> 8), byte(i)})
@@ -53,16 +53,16 @@ func Cluster(prefix string, n int) etcdstore.Update {
 }
 
 // ServiceEvents returns the three Put events of service i of Cluster.
-func ServiceEvents(prefix string, i int, ip netip.Addr) []etcdstore.Event {
+func ServiceEvents(prefix string, i int, ip netip.Addr) []contract.Event {
 	name := ServiceName(i)
-	key := etcdstore.Key(prefix, name)
-	put := func(k, v string) etcdstore.Event {
-		return etcdstore.Event{Type: etcdstore.Put, Key: k, Value: []byte(v)}
+	key := contract.Key(prefix, name)
+	put := func(k, v string) contract.Event {
+		return contract.Event{Type: contract.Put, Key: k, Value: []byte(v)}
 	}
-	return []etcdstore.Event{
+	return []contract.Event{
 		put(key+"/c0ffee", fmt.Sprintf(`{"host":%q,"owner":"kube2sky"}`, ip)),
 		put(key+"/_tcp/_http/c0ffee", fmt.Sprintf(`{"host":%q,"port":80,"owner":"kube2sky"}`, name)),
-		put(etcdstore.ReverseKey(prefix, ip), fmt.Sprintf(`{"host":%q,"owner":"kube2sky"}`, name)),
+		put(contract.ReverseKey(prefix, ip), fmt.Sprintf(`{"host":%q,"owner":"kube2sky"}`, name)),
 	}
 }
 

@@ -1,4 +1,4 @@
-package etcdstore
+package contract
 
 import (
 	"net/netip"
