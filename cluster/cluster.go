@@ -81,8 +81,10 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.startAll(ctx, append(c.controllers(), node[1:]...)); err != nil {
 		return err
 	}
-	if err := c.step("kubesky: kubectl apply -k cluster/overlay (deploy/kubernetes)", func() error { return c.deploy(ctx) }); err != nil {
-		return err
+	if c.cfg.Overlay != "" {
+		if err := c.Deploy(ctx, c.cfg.Overlay); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(c.cfg.Out, "cluster up in %s\n", time.Since(total).Round(time.Second))
 	return nil

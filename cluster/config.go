@@ -32,6 +32,10 @@ type Config struct {
 	DataDir string
 	// NetNS is the network namespace's name (under /run/netns).
 	NetNS string
+	// Overlay is the kustomization Start applies, relative to RepoDir
+	// (cluster/overlay by default). Empty: Start deploys no DNS, and the
+	// caller deploys one with Deploy.
+	Overlay string
 	// Out receives progress lines.
 	Out io.Writer
 }
@@ -43,6 +47,7 @@ func DefaultConfig(repo string) Config {
 		BinDir:  filepath.Join(repo, "bin"),
 		DataDir: filepath.Join(repo, ".cache", "cluster"),
 		NetNS:   "kubesky",
+		Overlay: filepath.Join("cluster", "overlay"),
 		Out:     io.Discard,
 	}
 }

@@ -4,7 +4,9 @@
 // its own containerd (CRI) and the CNI bridge, and kube-proxy in iptables
 // mode. kubesky is deployed by applying deploy/kubernetes through a small
 // kustomize overlay (local image names, imagePullPolicy Never), as a user
-// applies it. Every image is built here and imported; nothing is pulled.
+// applies it (or, with Config.Overlay empty, the caller deploys another
+// topology with Deploy). Every image is built here and imported; nothing is
+// pulled.
 //
 // Nothing leaves the namespace: it has no link to the host's network, and
 // the node's daemons run in a private mount namespace that hides the host's

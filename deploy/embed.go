@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-//go:embed examples/*.yaml kubernetes/*.yaml optional/*.yaml
+//go:embed examples/*.yaml kubernetes/*.yaml optional/*.yaml shared-etcd/*.yaml shared-etcd/autoscale/*.yaml
 var files embed.FS
 
 // KustomizationFile is the name of kustomize's file, which is not a
@@ -27,6 +27,36 @@ func Examples() ([]*unstructured.Unstructured, error) {
 // in file-name order, without the kustomization.
 func Manifests() ([]*unstructured.Unstructured, error) {
 	return ReadDir(files, "kubernetes")
+}
+
+// SharedEtcd returns the objects `kubectl apply -k shared-etcd` makes,
+// without the autoscale component: those of kubernetes/ except its
+// Deployment and PodDisruptionBudget (the per-pod topology), then those of
+// shared-etcd/ in file-name order.
+func SharedEtcd() ([]*unstructured.Unstructured, error) {
+	base, err := Manifests()
+	if err != nil {
+		return nil, err
+	}
+	base = slices.DeleteFunc(base, replacedBySharedEtcd)
+	own, err := ReadDir(files, "shared-etcd")
+	if err != nil {
+		return nil, err
+	}
+	return append(base, own...), nil
+}
+
+// replacedBySharedEtcd is whether shared-etcd's patches delete obj from
+// kubernetes/.
+func replacedBySharedEtcd(obj *unstructured.Unstructured) bool {
+	kind := obj.GetKind()
+	return obj.GetName() == "kubesky" && (kind == "Deployment" || kind == "PodDisruptionBudget")
+}
+
+// SharedEtcdAutoscale returns the objects of shared-etcd's autoscale
+// component (an HPA for skydns).
+func SharedEtcdAutoscale() ([]*unstructured.Unstructured, error) {
+	return ReadDir(files, "shared-etcd/autoscale")
 }
 
 // Optional returns the objects of optional/: the extra RBAC that kube2sky's

@@ -151,3 +151,56 @@ func canI(t *testing.T, api *harness.APIServer, attrs authorizationv1.ResourceAt
 	}
 	return got.Status.Allowed
 }
+
+// TestSharedEtcdManifestsApply applies deploy/shared-etcd with its
+// autoscale component to a real kube-apiserver with server-side apply,
+// twice, and checks what the API server made of the etcd members.
+func TestSharedEtcdManifestsApply(t *testing.T) {
+	etcd := harness.StartEtcd(t)
+	api := harness.StartAPIServer(t, etcd.Endpoint)
+	applier, err := deploy.NewApplier(api.Config, "kubesky-integration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := deploy.SharedEtcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	autoscale, err := deploy.SharedEtcdAutoscale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append(objs, autoscale...)
+	t.Run("every object applies, and applies again unchanged", func(t *testing.T) {
+		for range 2 {
+			if err := applier.Apply(t.Context(), objs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Run("each member Service has its fixed cluster IP and publishes unready members", func(t *testing.T) {
+		for i, ip := range []string{"10.96.0.11", "10.96.0.12", "10.96.0.13"} {
+			svc, err := api.Client.CoreV1().Services("kube-system").Get(t.Context(), fmt.Sprintf("kubesky-etcd-%d", i), metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if svc.Spec.ClusterIP != ip || !svc.Spec.PublishNotReadyAddresses {
+				t.Errorf("%s: clusterIP %s, publishNotReadyAddresses %v", svc.Name, svc.Spec.ClusterIP, svc.Spec.PublishNotReadyAddresses)
+			}
+		}
+	})
+	t.Run("the StatefulSet has 3 members started together, each with a volume claim", func(t *testing.T) {
+		set, err := api.Client.AppsV1().StatefulSets("kube-system").Get(t.Context(), "kubesky-etcd", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *set.Spec.Replicas != 3 || set.Spec.PodManagementPolicy != "Parallel" || len(set.Spec.VolumeClaimTemplates) != 1 {
+			t.Fatalf("replicas %d, policy %s, %d claim templates", *set.Spec.Replicas, set.Spec.PodManagementPolicy, len(set.Spec.VolumeClaimTemplates))
+		}
+	})
+	t.Run("the per-pod Deployment is not part of it", func(t *testing.T) {
+		if _, err := api.Client.AppsV1().Deployments("kube-system").Get(t.Context(), "kubesky", metav1.GetOptions{}); err == nil {
+			t.Fatal("Deployment kubesky exists")
+		}
+	})
+}

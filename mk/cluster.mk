@@ -4,7 +4,7 @@
 CLUSTER_GO_TEST := $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 
-.PHONY: cluster cluster-tools cluster-clean test-cluster conformance
+.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance
 
 cluster: build cluster-tools ## a real Kubernetes node with kubesky as its DNS, in netns kubesky, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(BIN)/kubesky-cluster up --repo .
@@ -23,6 +23,9 @@ cluster-clean: build ## remove what a crashed `make cluster` left (processes, cg
 
 test-cluster: build cluster-tools ## the real cluster: lookups from pods (busybox and glibc), a kubesky pod deleted under load, the host left as it was (root)
 	KUBESKY_CLUSTER_TEST=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestCluster$$' ./cluster/clustertest/
+
+test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
+	KUBESKY_CLUSTER_TEST=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
 
 conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root)
 	@$(call with_ticker,integration/tools/build.sh conformance)

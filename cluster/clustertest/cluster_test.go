@@ -21,7 +21,7 @@ const (
 )
 
 func TestCluster(t *testing.T) {
-	c := startCluster(t)
+	c := startCluster(t, cluster.DefaultConfig("").Overlay)
 	workload, err := os.ReadFile("testdata/workload.yaml")
 	if err != nil {
 		t.Fatal(err)

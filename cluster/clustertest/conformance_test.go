@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 	if focus == "" {
 		focus = `\[sig-network\] DNS.*\[Conformance\]`
 	}
-	c := startCluster(t)
+	c := startCluster(t, cluster.DefaultConfig("").Overlay)
 	e2e, err := filepath.Abs(filepath.Join(c.Cfg().BinDir, "e2e.test"))
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,11 @@ import (
 	"github.com/kubesky/kubesky/cluster"
 )
 
-// startCluster starts the cluster for one test and stops it at the end,
-// then checks the host is as it was before. It skips (saying why) unless
+// startCluster starts the cluster for one test with overlay deployed (""
+// deploys no DNS: the test deploys one) and stops it at the end, then checks
+// the host is as it was before. It skips (saying why) unless
 // KUBESKY_CLUSTER_TEST=1, and fails when not root.
-func startCluster(t *testing.T) *cluster.Cluster {
+func startCluster(t *testing.T, overlay string) *cluster.Cluster {
 	t.Helper()
 	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
 		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
@@ -34,6 +35,7 @@ func startCluster(t *testing.T) *cluster.Cluster {
 	}
 	cfg := cluster.DefaultConfig(repo)
 	cfg.Out = testWriter{t}
+	cfg.Overlay = overlay
 	before := readHostState(t)
 	t.Cleanup(func() { checkHostUnchanged(t, before) })
 	c, err := cluster.Start(t.Context(), cfg)
