@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -202,23 +203,42 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 // first with its ID and question, or else the first with its ID, or else
 // the first (whose check then fails).
 func answered(pending [][]byte, answer []byte) int {
-	resp := new(dns.Msg)
-	resp.Unpack(answer)
-	sameID := -1
-	for i, q := range pending {
-		if queryID(q) != queryID(answer) {
-			continue
-		}
-		req := new(dns.Msg)
-		if req.Unpack(q) == nil && len(req.Question) == 1 && len(resp.Question) == 1 &&
-			strings.EqualFold(req.Question[0].String(), resp.Question[0].String()) {
-			return i
-		}
-		if sameID < 0 {
-			sameID = i
+	for _, same := range []func(q []byte) bool{
+		func(q []byte) bool { return sameOpcode(q, answer) && sameQuestion(q, answer) },
+		func(q []byte) bool { return sameOpcode(q, answer) },
+		func([]byte) bool { return true },
+	} {
+		for i, q := range pending {
+			if queryID(q) == queryID(answer) && same(q) {
+				return i
+			}
 		}
 	}
-	return max(sameID, 0)
+	return 0
+}
+
+// sameOpcode reports whether two messages carry the same opcode (a
+// rejection keeps the query's).
+func sameOpcode(a, b []byte) bool { return len(a) > 2 && len(b) > 2 && (a[2]>>3)&0xF == (b[2]>>3)&0xF }
+
+// sameQuestion reports whether two messages open with the same question,
+// ignoring the case of the name.
+func sameQuestion(a, b []byte) bool {
+	qa, qb := firstQuestion(a), firstQuestion(b)
+	return qa != "" && strings.EqualFold(qa, qb)
+}
+
+// firstQuestion is the text of msg's first question, read from the wire,
+// or "" when it has none or it does not parse.
+func firstQuestion(msg []byte) string {
+	if len(msg) < 12 || msg[4] == 0 && msg[5] == 0 {
+		return ""
+	}
+	name, off, err := dns.UnpackDomainName(msg, 12)
+	if err != nil || off+4 > len(msg) {
+		return ""
+	}
+	return fmt.Sprintf("%s %x", name, msg[off:off+4])
 }
 
 // tcpMessage is a message of a TCP stream and the offset its frame ends at.
