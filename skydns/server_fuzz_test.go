@@ -200,7 +200,8 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 }
 
 // answered is the index of the query of pending that answer answers: the
-// first with its ID and question, or else the first with its ID, or else
+// first with its ID, opcode and question, or else the first with its ID and
+// opcode (a rejection carries no question), or else with its ID, or else
 // the first (whose check then fails).
 func answered(pending [][]byte, answer []byte) int {
 	for _, same := range []func(q []byte) bool{
