@@ -200,12 +200,15 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 }
 
 // answered is the index of the query of pending that answer answers: the
-// first with its ID, opcode and question, or else the first with its ID and
-// opcode (a rejection carries no question), or else with its ID, or else
-// the first (whose check then fails).
+// first with its ID, opcode and question; for an answer without a question
+// (a rejection), the first with its ID and opcode that does not unpack; or
+// else the first with its ID and opcode, or with its ID, or else the first
+// (whose check then fails).
 func answered(pending [][]byte, answer []byte) int {
+	noQuestion := firstQuestion(answer) == ""
 	for _, same := range []func(q []byte) bool{
 		func(q []byte) bool { return sameOpcode(q, answer) && sameQuestion(q, answer) },
+		func(q []byte) bool { return noQuestion && sameOpcode(q, answer) && new(dns.Msg).Unpack(q) != nil },
 		func(q []byte) bool { return sameOpcode(q, answer) },
 		func([]byte) bool { return true },
 	} {
