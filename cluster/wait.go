@@ -4,14 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // httpOK returns nil when url, inside the namespace, answers 200. The
@@ -22,20 +22,7 @@ func (c *Cluster) httpOK(ctx context.Context, url string) error {
 		DialContext:     DialInNetNS(c.cfg.NetNS),
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
 	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s %s", url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
+	return poll.HTTPOK(ctx, client, url)
 }
 
 func (c *Cluster) apiserverReady(ctx context.Context) error {

@@ -4,12 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // httpOK returns nil when url answers 200. caFile, if set, verifies an
@@ -19,20 +18,7 @@ func httpOK(ctx context.Context, url, caFile string) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s %s", url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
+	return poll.HTTPOK(ctx, client, url)
 }
 
 func httpClient(caFile string) (*http.Client, error) {
