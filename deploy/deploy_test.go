@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // TestEveryFlagUsedExists checks that each flag the deploy files, the
@@ -85,22 +84,7 @@ func TestTheFlagCheckCatchesMistakes(t *testing.T) {
 // names every image the Deployment uses, and patches the same cluster IP
 // that service.yaml carries.
 func TestKustomization(t *testing.T) {
-	var k struct {
-		Resources []string `json:"resources"`
-		Images    []struct {
-			Name string `json:"name"`
-		} `json:"images"`
-		Patches []struct {
-			Patch string `json:"patch"`
-		} `json:"patches"`
-	}
-	data, err := files.ReadFile("kubernetes/" + KustomizationFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, &k); err != nil {
-		t.Fatal(err)
-	}
+	k := readKustomization(t, "kubernetes")
 	entries, _ := files.ReadDir("kubernetes")
 	t.Run("every manifest is a resource", func(t *testing.T) {
 		names := manifestNames(entries)
@@ -112,18 +96,7 @@ func TestKustomization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("every image is named", func(t *testing.T) {
-		for _, image := range images(objs) {
-			name, _, _ := strings.Cut(image, ":")
-			if !slices.ContainsFunc(k.Images, func(i struct {
-				Name string `json:"name"`
-			}) bool {
-				return i.Name == name
-			}) {
-				t.Errorf("image %s is not in kustomization.yaml's images", name)
-			}
-		}
-	})
+	t.Run("every image is named", func(t *testing.T) { checkImagesNamed(t, k, objs) })
 	t.Run("the patched cluster IP is service.yaml's", func(t *testing.T) {
 		ip := serviceClusterIP(t, objs, "kube-dns")
 		if len(k.Patches) != 1 || !strings.Contains(k.Patches[0].Patch, "value: "+ip) {

@@ -12,9 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// sharedKustomization is the part of shared-etcd/kustomization.yaml the
-// tests read.
-type sharedKustomization struct {
+// kustomization is the part of a kustomization.yaml the tests read.
+type kustomization struct {
 	Kind      string   `json:"kind"`
 	Resources []string `json:"resources"`
 	Images    []struct {
@@ -25,13 +24,30 @@ type sharedKustomization struct {
 	} `json:"patches"`
 }
 
-func readKustomization(t *testing.T, dir string) sharedKustomization {
+// checkImagesNamed fails t for every image of objs that k's images do not
+// name.
+func checkImagesNamed(t *testing.T, k kustomization, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, image := range images(objs) {
+		name, _, _ := strings.Cut(image, ":")
+		if !slices.ContainsFunc(k.Images, func(i struct {
+			Name string `json:"name"`
+		}) bool {
+			return i.Name == name
+		}) {
+			t.Errorf("image %s is not in kustomization.yaml's images", name)
+		}
+	}
+}
+
+// readKustomization reads dir's kustomization.yaml.
+func readKustomization(t *testing.T, dir string) kustomization {
 	t.Helper()
 	data, err := files.ReadFile(dir + "/" + KustomizationFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var k sharedKustomization
+	var k kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil {
 		t.Fatal(err)
 	}
@@ -51,18 +67,7 @@ func TestSharedEtcdKustomization(t *testing.T) {
 		}
 	})
 	objs := sharedObjects(t)
-	t.Run("every image is named", func(t *testing.T) {
-		for _, image := range images(objs) {
-			name, _, _ := strings.Cut(image, ":")
-			if !slices.ContainsFunc(k.Images, func(i struct {
-				Name string `json:"name"`
-			}) bool {
-				return i.Name == name
-			}) {
-				t.Errorf("image %s is not in kustomization.yaml's images", name)
-			}
-		}
-	})
+	t.Run("every image is named", func(t *testing.T) { checkImagesNamed(t, k, objs) })
 	t.Run("the patches delete the per-pod Deployment and its PodDisruptionBudget", func(t *testing.T) {
 		var deleted []string
 		for _, p := range k.Patches {
