@@ -14,5 +14,5 @@ test-kube2sky: ## kube2sky's tests (records tables, controller on embedded etcd,
 bench-kube2sky: ## records for 10k Services; initial sync and steady resync of 10k Services / 50k endpoints into etcd
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x $(KUBE2SKY_PKGS)
 
-fuzz-kube2sky: ## the records fuzzer for FUZZTIME
+fuzz-kube2sky: ## the records fuzzer for FUZZTIME inputs
 	$(GO) test -run='^$$' -fuzz='^FuzzBuild$$' -fuzztime=$(FUZZTIME) ./kube2sky/records
