@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dns.sh runs the DNS comparison (skydns, CoreDNS's etcd plugin with
-# and without cache, dnsmasq, a fixed-answer miekg/dns server), its
+# and without cache, dnsmasq, a fixed-answer skydns/dnsserver), its
 # callgrind pass and skydns's memory pass, and prints the tables; they are
 # saved in bench/results/latest.md too. `make bench-dns` runs it.
 #

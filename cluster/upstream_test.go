@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 func TestUpstreamAnswersItsNamesAndNXDOMAIN(t *testing.T) {
@@ -25,20 +28,11 @@ func TestUpstreamAnswersItsNamesAndNXDOMAIN(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	query := func(name string) *dns.Msg {
-		m := new(dns.Msg)
-		m.SetQuestion(name, dns.TypeA)
 		var reply *dns.Msg
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			reply, _, err = (&dns.Client{Timeout: time.Second}).Exchange(m, addr)
-			if err == nil || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond) // the polling interval while the server starts
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		polltest.Within(t, 5*time.Second, "the upstream answering "+name, func() (err error) {
+			reply, err = dnstest.Send("udp", addr, new(dns.Msg).SetQuestion(name, dns.TypeA))
+			return err
+		})
 		return reply
 	}
 	if r := query("WWW.example.org."); len(r.Answer) != 1 || r.Answer[0].(*dns.A).A.String() != UpstreamNames["www.example.org."] {

@@ -116,11 +116,19 @@ func TestOneTxnArrivesAsOneUpdate(t *testing.T) {
 	}
 }
 
-func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
+// startSyncedOnOneKey starts etcd holding /skydns/a = 1 and a ListWatcher
+// that has listed it.
+func startSyncedOnOneKey(t *testing.T) (*etcdtest.Server, *recorder) {
+	t.Helper()
 	srv := etcdtest.Start(t)
 	srv.Put(t, "/skydns/a", "1")
 	rec := startListWatch(t, srv.Client, 0)
 	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+	return srv, rec
+}
+
+func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
+	srv, rec := startSyncedOnOneKey(t)
 
 	// Stop the server, write behind the watcher's back, compact, and restart:
 	// the watcher's next revision is gone, so it must list again.
@@ -140,10 +148,7 @@ func TestACompactedWatchListsAgainWithoutMissingAChange(t *testing.T) {
 }
 
 func TestEtcdAwayIsReportedAndChangesResumeWhenBack(t *testing.T) {
-	srv := etcdtest.Start(t)
-	srv.Put(t, "/skydns/a", "1")
-	rec := startListWatch(t, srv.Client, 0)
-	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 1 })
+	srv, rec := startSyncedOnOneKey(t)
 
 	url := srv.ClientURL()
 	srv.Stop()

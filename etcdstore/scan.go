@@ -20,7 +20,16 @@ type Getter interface {
 // that a caller keeping only some of them never holds them all. It returns
 // the header of the first page, whose revision every page was read at.
 func Scan(ctx context.Context, kv Getter, prefix string, pageSize int64, timeout time.Duration, fn func(*mvccpb.KeyValue)) (*etcdserverpb.ResponseHeader, error) {
-	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
+	return scan(ctx, kv, prefix, prefix, clientv3.GetPrefixRangeEnd(prefix), pageSize, timeout, fn)
+}
+
+// ScanRange is Scan over the keys from from (included) to end (excluded).
+func ScanRange(ctx context.Context, kv Getter, from, end string, pageSize int64, timeout time.Duration, fn func(*mvccpb.KeyValue)) (*etcdserverpb.ResponseHeader, error) {
+	return scan(ctx, kv, fmt.Sprintf("%s to %s", from, end), from, end, pageSize, timeout, fn)
+}
+
+// scan is Scan and ScanRange; name is what its errors call the range.
+func scan(ctx context.Context, kv Getter, name, from, end string, pageSize int64, timeout time.Duration, fn func(*mvccpb.KeyValue)) (*etcdserverpb.ResponseHeader, error) {
 	var first *etcdserverpb.ResponseHeader
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize)}
@@ -29,7 +38,7 @@ func Scan(ctx context.Context, kv Getter, prefix string, pageSize int64, timeout
 		}
 		resp, err := getWithin(ctx, kv, timeout, from, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", prefix, err)
+			return nil, fmt.Errorf("listing %s: %w", name, err)
 		}
 		if first == nil {
 			first = resp.Header

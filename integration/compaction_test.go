@@ -20,7 +20,7 @@ func TestDNSEtcdCompaction(t *testing.T) {
 	createService(t, s.kube, ns, "a", "10.96.22.10")
 	createService(t, s.kube, ns, "b", "10.96.22.11")
 	createService(t, s.kube, ns, "c", "10.96.22.12")
-	eventually(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "a"), "10.96.22.10"),
+	expectWithin(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "a"), "10.96.22.10"),
 		aRecords(serviceName(ns, "b"), "10.96.22.11"), aRecords(serviceName(ns, "c"), "10.96.22.12"))
 
 	t.Run("changes after a compaction and defrag under a live watch are seen", func(t *testing.T) {
@@ -29,7 +29,7 @@ func TestDNSEtcdCompaction(t *testing.T) {
 		deleteService(t, s.kube, ns, "a")
 		createService(t, s.kube, ns, "d", "10.96.22.13")
 		s.dnsEtcd.Ctl("put", "/skydns/local/cluster/svc/compact/hand1/x", `{"host":"10.1.3.1"}`)
-		eventually(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "a")),
+		expectWithin(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "a")),
 			aRecords(serviceName(ns, "d"), "10.96.22.13"), aRecords(serviceName(ns, "hand1"), "10.1.3.1"))
 	})
 
@@ -47,7 +47,7 @@ func TestDNSEtcdCompaction(t *testing.T) {
 		s.etcdProxy.Unblock()
 
 		s.skydns.WaitReady(30 * time.Second)
-		eventually(t, s.skydns.DNSAddr, expectTimeout,
+		expectWithin(t, s.skydns.DNSAddr, expectTimeout,
 			aRecords(serviceName(ns, "b")), aRecords(serviceName(ns, "hand1")),
 			aRecords(serviceName(ns, "e"), "10.96.22.14"), aRecords(serviceName(ns, "hand2"), "10.1.3.2"),
 			aRecords(serviceName(ns, "c"), "10.96.22.12"), aRecords(serviceName(ns, "d"), "10.96.22.13"))

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // TestDemo runs `kubesky-demo run` as `make demo` does, on free ports:
@@ -134,11 +134,8 @@ func readLog(t *testing.T, p *harness.Process) string {
 // waitForAnswer polls the DNS server until name has an answer of qtype.
 func waitForAnswer(t *testing.T, addr, name string, qtype uint16) {
 	t.Helper()
-	client := &dns.Client{Timeout: time.Second}
 	harness.Eventually(t, 30*time.Second, func() error {
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		defer cancel()
-		resp, _, err := client.ExchangeContext(ctx, new(dns.Msg).SetQuestion(name, qtype), addr)
+		resp, err := dnstest.Send("udp", addr, new(dns.Msg).SetQuestion(name, qtype))
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func TestEtcdTLSAndRBAC(t *testing.T) {
 
 	t.Run("a Service reaches DNS through the authenticated etcd", func(t *testing.T) {
 		ip := createService(t, api.Client, "default", "secure", "")
-		eventually(t, sky.DNSAddr, 30*time.Second, aRecords(serviceName("default", "secure"), ip))
+		expectWithin(t, sky.DNSAddr, 30*time.Second, aRecords(serviceName("default", "secure"), ip))
 	})
 
 	t.Run("skydns's user may read the prefix and write nothing", func(t *testing.T) {

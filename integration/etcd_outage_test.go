@@ -36,7 +36,7 @@ func TestDNSEtcdOutage(t *testing.T) {
 	createService(t, s.kube, ns, "b", "10.96.21.11")
 	known := []expectation{aRecords(serviceName(ns, "a"), "10.96.21.10"), aRecords(serviceName(ns, "b"), "10.96.21.11")}
 	for _, r := range append(replicas, bounded) {
-		eventually(t, r.DNSAddr, expectTimeout, known...)
+		expectWithin(t, r.DNSAddr, expectTimeout, known...)
 	}
 
 	down := time.Now()
@@ -91,7 +91,7 @@ func TestDNSEtcdOutage(t *testing.T) {
 	})
 	t.Run("changes made during the outage propagate once etcd is back", func(t *testing.T) {
 		for _, r := range replicas {
-			eventually(t, r.DNSAddr, 90*time.Second,
+			expectWithin(t, r.DNSAddr, 90*time.Second,
 				aRecords(serviceName(ns, "c"), "10.96.21.12"), aRecords(serviceName(ns, "b")), known[0])
 		}
 		t.Logf("changes visible %v after etcd came back", time.Since(up).Round(time.Millisecond))

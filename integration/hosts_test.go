@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // The host records (--hosts-configmap) and pod records (--pod-records)
@@ -113,21 +114,13 @@ func createRunningPod(t *testing.T, kube kubernetes.Interface, name string, host
 	harness.SetPodStatus(t, kube, "default", name, true, ips...)
 }
 
-// waitAnswer polls qname over UDP and TCP every 10ms until its answer holds
-// exactly want (A, AAAA or PTR data; none means NXDOMAIN).
+// waitAnswer polls qname over UDP and TCP until its answer holds exactly
+// want (A, AAAA or PTR data; none means NXDOMAIN).
 func waitAnswer(t *testing.T, addr, qname string, qtype uint16, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(hostsTimeout)
-	for {
-		err := answersNow(addr, qname, qtype, want)
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s %s: %v", qname, dns.TypeToString[qtype], err)
-		}
-		time.Sleep(10 * time.Millisecond) // the polling interval
-	}
+	polltest.Within(t, hostsTimeout, qname+" "+dns.TypeToString[qtype], func() error {
+		return answersNow(addr, qname, qtype, want)
+	})
 }
 
 func answersNow(addr, qname string, qtype uint16, want []string) error {

@@ -17,14 +17,14 @@ func TestKube2SkyRestartCollectsGarbage(t *testing.T) {
 	createNamespace(t, s.kube, ns)
 	createService(t, s.kube, ns, "keep", "10.96.20.10")
 	createService(t, s.kube, ns, "gone", "10.96.20.11")
-	eventually(t, s.skydns.DNSAddr, expectTimeout,
+	expectWithin(t, s.skydns.DNSAddr, expectTimeout,
 		aRecords(serviceName(ns, "keep"), "10.96.20.10"), aRecords(serviceName(ns, "gone"), "10.96.20.11"))
 	hand := map[string]string{
 		"/skydns/local/cluster/svc/gc/gone/manual": `{"host":"10.1.2.3"}`, // inside a Service kube2sky will collect
 		"/skydns/local/cluster/svc/gc/handmade/x":  `{"host":"10.1.2.4"}`, // a name no Service explains
 	}
 	before := putHandKeys(t, s, hand)
-	eventually(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "handmade"), "10.1.2.4"),
+	expectWithin(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "handmade"), "10.1.2.4"),
 		aRecords(serviceName(ns, "gone"), "10.96.20.11", "10.1.2.3"))
 
 	s.kube2sky.Process.Stop()
@@ -41,7 +41,7 @@ func TestKube2SkyRestartCollectsGarbage(t *testing.T) {
 	s.kube2sky.Process.Start()
 	s.kube2sky.WaitReady(time.Minute)
 	t.Run("after the restart the new Service is served and the deleted one's keys are gone", func(t *testing.T) {
-		eventually(t, s.skydns.DNSAddr, expectTimeout,
+		expectWithin(t, s.skydns.DNSAddr, expectTimeout,
 			aRecords(serviceName(ns, "fresh"), "10.96.20.12"),
 			aRecords(serviceName(ns, "gone"), "10.1.2.3"),
 			aRecords(serviceName(ns, "keep"), "10.96.20.10"),

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // kube-dns's ConfigMap (kube-system/kube-dns, --kube-dns-configmap) through
@@ -21,9 +22,9 @@ import (
 // upstreamNameservers into etcd, skydns forwards by them at once.
 
 func TestTheKubeDNSConfigMapSteersForwarding(t *testing.T) {
-	flagUpstream := startUpstream(t, addressUpstream("192.0.2.100"))
-	cmUpstream := startUpstream(t, addressUpstream("192.0.2.200"))
-	stubA, stubB := startUpstream(t, addressUpstream("192.0.2.1")), startUpstream(t, addressUpstream("192.0.2.2"))
+	flagUpstream := dnstest.StartServer(t, addressUpstream("192.0.2.100"))
+	cmUpstream := dnstest.StartServer(t, addressUpstream("192.0.2.200"))
+	stubA, stubB := dnstest.StartServer(t, addressUpstream("192.0.2.1")), dnstest.StartServer(t, addressUpstream("192.0.2.2"))
 	s := startStack(t, stackOptions{
 		kube2skyArgs: []string{"--kube-dns-configmap=kube-system/kube-dns"},
 		skydnsArgs:   []string{"--upstream=" + flagUpstream},
@@ -100,23 +101,6 @@ func addressUpstream(ip string) dns.HandlerFunc {
 		}
 		w.WriteMsg(m)
 	}
-}
-
-// startUpstream serves DNS over UDP on 127.0.0.1 with h until the test
-// ends, and returns its address.
-func startUpstream(t *testing.T, h dns.Handler) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &dns.Server{PacketConn: pc, Handler: h}
-	started := make(chan struct{})
-	srv.NotifyStartedFunc = func() { close(started) }
-	go srv.ActivateAndServe()
-	<-started
-	t.Cleanup(func() { srv.Shutdown() })
-	return pc.LocalAddr().String()
 }
 
 // waitConfigMapEvent waits for kube2sky's event with reason on the

@@ -30,7 +30,7 @@ func TestLeaderFailover(t *testing.T) {
 	for i := range 5 {
 		createService(t, s.kube, ns, fmt.Sprintf("before-%d", i), fmt.Sprintf("10.96.23.%d", 10+i))
 	}
-	eventually(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "before-4"), "10.96.23.14"))
+	expectWithin(t, s.skydns.DNSAddr, expectTimeout, aRecords(serviceName(ns, "before-4"), "10.96.23.14"))
 
 	leader, standby := leaderAndStandby(t, replicas)
 	t.Run("only the leader writes", func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestLeaderFailover(t *testing.T) {
 	})
 	createService(t, s.kube, ns, "after", "10.96.23.21")
 	t.Run("no change is lost across the failover", func(t *testing.T) {
-		eventually(t, s.skydns.DNSAddr, expectTimeout,
+		expectWithin(t, s.skydns.DNSAddr, expectTimeout,
 			aRecords(serviceName(ns, "before-0")), aRecords(serviceName(ns, "before-1"), "10.96.23.11"),
 			aRecords(serviceName(ns, "during"), "10.96.23.20"), aRecords(serviceName(ns, "after"), "10.96.23.21"))
 	})

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // The monitoring files this test checks against a real Prometheus.
@@ -48,7 +49,7 @@ func requirePrometheus(t *testing.T) {
 // expression must evaluate without error (firing or not).
 func TestMonitoringPanelsAndAlertsWorkOnRealMetrics(t *testing.T) {
 	requirePrometheus(t)
-	upstream := startUpstream(t, dns.HandlerFunc(okOrServfailUpstream))
+	upstream := dnstest.StartServer(t, dns.HandlerFunc(okOrServfailUpstream))
 	s := startStack(t, stackOptions{skydnsArgs: []string{"--upstream=" + upstream}})
 	prom := harness.StartPrometheus(t, map[string][]string{
 		"skydns": {s.skydns.HTTPAddr}, "kube2sky": {s.kube2sky.HTTPAddr},

@@ -56,9 +56,9 @@ func aRecords(qname string, ips ...string) expectation {
 	return expectation{Qname: qname, Qtype: "A", Rdata: &ips}
 }
 
-// eventually polls expectations over UDP and TCP until each holds, failing
-// the test after timeout.
-func eventually(t *testing.T, dnsAddr string, timeout time.Duration, es ...expectation) {
+// expectWithin polls expectations over UDP and TCP until each holds,
+// failing the test after timeout.
+func expectWithin(t *testing.T, dnsAddr string, timeout time.Duration, es ...expectation) {
 	t.Helper()
 	for _, e := range es {
 		for _, transport := range e.transports() {

@@ -154,10 +154,7 @@ func (r *scaleRun) initialSync() *table {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mem, err := proc.ReadMemory(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
+	mem := memoryOf(b, pid)
 	want := int64(r.cfg.Services*keysPerService + r.cfg.Pods*keysPerPod + baseKeys)
 	keys := r.countRecords()
 	if keys != want {
@@ -272,14 +269,7 @@ func (r *scaleRun) churn() []*table {
 	<-stages.api.done
 	cpuUsed := cpu.String()
 	after, skyAfter, etcdAfter := r.metrics(), r.skyMetrics(sky), r.etcdMetrics()
-	skyMem, err := proc.ReadMemory(sky.Process.PID())
-	if err != nil {
-		b.Fatal(err)
-	}
-	k2sMem, err := proc.ReadMemory(r.k2s.Process.PID())
-	if err != nil {
-		b.Fatal(err)
-	}
+	skyMem, k2sMem, etcdMem := memoryOf(b, sky.Process.PID()), memoryOf(b, r.k2s.Process.PID()), memoryOf(b, r.dnsEtcd.Process.PID())
 
 	t := &table{
 		title: fmt.Sprintf("3. Churn: %d changes/s for %v (%s changes), API write acknowledged → answer through skydns",
@@ -324,6 +314,7 @@ func (r *scaleRun) churn() []*table {
 	targets.add(row("kube2sky RSS at the end (VmRSS) / peak since its restart (VmHWM)", fmtMB(k2sMem.RSS)+" / "+fmtMB(k2sMem.Peak), noTarget)...)
 	targets.add(row("skydns start → ready (lists every record)", fmtDuration(skyReady), noTarget)...)
 	targets.add(row("skydns RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(skyMem.RSS)+" / "+fmtMB(skyMem.Peak), noTarget)...)
+	targets.add(row("records etcd RSS at the end (VmRSS) / peak (VmHWM)", fmtMB(etcdMem.RSS)+" / "+fmtMB(etcdMem.Peak), noTarget)...)
 	return []*table{t, targets}
 }
 
@@ -336,28 +327,54 @@ type churnStages struct {
 // latencyRow adds the row of the results that match and returns its p50,
 // p90, p99 and max.
 func latencyRow(t *table, name string, results []churnResult, stages *churnStages, match func(churnResult) bool) []time.Duration {
-	var visible, atWatcher, inEtcd, writes []time.Duration
-	failed := 0
+	cols := newLatencyCols(2)
 	for _, res := range results {
-		if !match(res) {
-			continue
-		}
-		writes = append(writes, res.write)
-		if res.err != nil {
-			failed++
-			continue
-		}
-		visible = append(visible, res.visible)
-		if d, ok := stages.api.since(res); ok {
-			atWatcher = append(atWatcher, d)
-		}
-		if d, ok := stages.records.since(res); ok {
-			inEtcd = append(inEtcd, d)
+		if match(res) {
+			cols.add(res.write, res.visible, res.err, stages.api.sinceKey(res.service, res.acked), stages.records.sinceKey(res.service, res.acked))
 		}
 	}
-	p := percentiles(visible, 50, 90, 99, 100)
-	t.add(name, fmtCount(len(writes)), fmtCount(failed), fmtDuration(p[0]), fmtDuration(p[1]), fmtDuration(p[2]), fmtDuration(p[3]),
-		p50p99(atWatcher), p50p99(inEtcd), p50p99(writes))
+	return cols.addRow(t, name)
+}
+
+// latencyCols gathers the latencies of a row of changes: every write's
+// round trip and, for the changes that did not fail, how long each took to
+// show in DNS and to reach each stage.
+type latencyCols struct {
+	writes, visible []time.Duration
+	stages          [][]time.Duration
+	failed          int
+}
+
+func newLatencyCols(stages int) *latencyCols {
+	return &latencyCols{stages: make([][]time.Duration, stages)}
+}
+
+// add adds a change; stages holds, for each stage, how long after the
+// acknowledgement it saw the change, when it did.
+func (c *latencyCols) add(write, visible time.Duration, err error, stages ...stageSeen) {
+	c.writes = append(c.writes, write)
+	if err != nil {
+		c.failed++
+		return
+	}
+	c.visible = append(c.visible, visible)
+	for i, s := range stages {
+		if s.ok {
+			c.stages[i] = append(c.stages[i], s.after)
+		}
+	}
+}
+
+// addRow adds the row named name to t: the count, the failures, the
+// visible latency's p50, p90, p99 and max (which it returns), each stage's
+// p50 / p99 and the writes' p50 / p99.
+func (c *latencyCols) addRow(t *table, name string) []time.Duration {
+	p := percentiles(c.visible, 50, 90, 99, 100)
+	row := []string{name, fmtCount(len(c.writes)), fmtCount(c.failed), fmtDuration(p[0]), fmtDuration(p[1]), fmtDuration(p[2]), fmtDuration(p[3])}
+	for _, s := range c.stages {
+		row = append(row, p50p99(s))
+	}
+	t.add(append(row, p50p99(c.writes))...)
 	return p
 }
 
@@ -550,4 +567,15 @@ func binaryVersion(name string) string {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return first
+}
+
+// memoryOf is process pid's RSS and peak, failing the benchmark when /proc
+// cannot tell.
+func memoryOf(b *testing.B, pid int) proc.Memory {
+	b.Helper()
+	mem, err := proc.ReadMemory(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mem
 }

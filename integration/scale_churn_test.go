@@ -219,17 +219,19 @@ func (f *firstSeen) note(service string, t time.Time) {
 	}
 }
 
-// since returns how long after the change's acknowledgement its Service
-// was first seen, and false when it was not.
-func (f *firstSeen) since(r churnResult) (time.Duration, bool) { return f.sinceKey(r.service, r.acked) }
-
-// sinceKey returns how long after acked key was first seen, and false when
-// it was not.
-func (f *firstSeen) sinceKey(key string, acked time.Time) (time.Duration, bool) {
+// sinceKey returns how long after acked key was first seen, if it was.
+func (f *firstSeen) sinceKey(key string, acked time.Time) stageSeen {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t, ok := f.first[key]
-	return t.Sub(acked), ok
+	return stageSeen{after: t.Sub(acked), ok: ok}
+}
+
+// stageSeen is how long after a change's acknowledgement a stage saw it;
+// ok is false when it did not.
+type stageSeen struct {
+	after time.Duration
+	ok    bool
 }
 
 // watchRecords notes when the forward records of each Service first change

@@ -8,7 +8,6 @@ import (
 	"github.com/miekg/dns"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesky/kubesky/bench/proc"
 	"github.com/kubesky/kubesky/integration/harness"
 )
 
@@ -58,40 +57,20 @@ func (r *scaleRun) podChurn() *table {
 // podLatencyRow adds the row of the pod changes that match and returns
 // their p50, p90, p99 and max, and how many failed.
 func podLatencyRow(t *table, name string, results []podChurnResult, records *firstSeen, match func(podChurnResult) bool) ([]time.Duration, int) {
-	var visible, inEtcd, writes []time.Duration
-	failed := 0
+	cols := newLatencyCols(1)
 	for _, res := range results {
-		if !match(res) {
-			continue
-		}
-		writes = append(writes, res.write)
-		if res.err != nil {
-			failed++
-			continue
-		}
-		visible = append(visible, res.visible)
-		if d, ok := records.sinceKey(res.label, res.acked); ok {
-			inEtcd = append(inEtcd, d)
+		if match(res) {
+			cols.add(res.write, res.visible, res.err, records.sinceKey(res.label, res.acked))
 		}
 	}
-	p := percentiles(visible, 50, 90, 99, 100)
-	t.add(name, fmtCount(len(writes)), fmtCount(failed), fmtDuration(p[0]), fmtDuration(p[1]), fmtDuration(p[2]), fmtDuration(p[3]),
-		p50p99(inEtcd), p50p99(writes))
-	return p, failed
+	return cols.addRow(t, name), cols.failed
 }
 
 // podTargets is the last table of a run with pods: the figures at that
 // scale against their targets.
 func (r *scaleRun) podTargets() *table {
 	b := r.b
-	k2s, err := proc.ReadMemory(r.k2s.Process.PID())
-	if err != nil {
-		b.Fatal(err)
-	}
-	sky, err := proc.ReadMemory(r.sky.Process.PID())
-	if err != nil {
-		b.Fatal(err)
-	}
+	k2s, sky := memoryOf(b, r.k2s.Process.PID()), memoryOf(b, r.sky.Process.PID())
 	raw := r.rawRecordBytes()
 	base := r.skydnsBase()
 	model := coreDNSModel(r.cfg.Pods, r.cfg.Services)
@@ -161,9 +140,5 @@ func (r *scaleRun) skydnsBase() int64 {
 	if _, err := harness.Query(sky.DNSAddr, "udp", "kubernetes.default.svc.cluster.local.", dns.TypeA); err != nil {
 		r.b.Fatal(err)
 	}
-	mem, err := proc.ReadMemory(sky.Process.PID())
-	if err != nil {
-		r.b.Fatal(err)
-	}
-	return mem.RSS
+	return memoryOf(r.b, sky.Process.PID()).RSS
 }

@@ -28,7 +28,7 @@ func TestSkyDNSRestart(t *testing.T) {
 	createNamespace(t, s.kube, ns)
 	createService(t, s.kube, ns, "web", "10.96.24.10")
 	known := append(putBulk(t, s, bulkRecords), aRecords(serviceName(ns, "web"), "10.96.24.10"))
-	eventually(t, s.skydns.DNSAddr, expectTimeout, known[len(known)-1], known[0], known[bulkRecords-1])
+	expectWithin(t, s.skydns.DNSAddr, expectTimeout, known[len(known)-1], known[0], known[bulkRecords-1])
 
 	s.skydns.Process.Stop()
 	s.etcdProxy.Block()

@@ -13,9 +13,14 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
+
+// EnvPrefix is the prefix of the environment variables flags fall back to:
+// --http-addr reads KUBE2SKY_HTTP_ADDR.
+const EnvPrefix = "KUBE2SKY"
 
 // Config is everything kube2sky can be told.
 type Config struct {
@@ -107,6 +112,22 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	c.ExtraRecords.addFlags(fs)
+}
+
+// Parse parses args into fs (on which AddFlags was called), fills the
+// flags not given from the environment (KUBE2SKY_<FLAG>, and ETCD_<FLAG>
+// for the --etcd-* flags), and validates the result.
+func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (every setting is a --flag)", fs.Arg(0))
+	}
+	if err := flagenv.Apply(fs, EnvPrefix); err != nil {
+		return err
+	}
+	return c.Validate()
 }
 
 // Validate checks the configuration; each error names the flag at fault.

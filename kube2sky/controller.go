@@ -3,7 +3,6 @@ package kube2sky
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/kubesky/kubesky/kube2sky/records"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -25,15 +25,19 @@ type Controller struct {
 	etcd     *clientv3.Client
 	kube     kubernetes.Interface // for events
 	store    *store
-	services cache.SharedIndexInformer
-	slices   cache.SharedIndexInformer
-	queue    workqueue.TypedRateLimitingInterface[string]
+	queue    workqueue.TypedRateLimitingInterface[groupKey]
 	ptrs     *ptrIndex
 	triggers *triggers
 	problems *problemLog
 	metrics  *metrics
 	lead     leadership
-	extra    *extraRecords // pod and host records (extra.go)
+
+	informers informerSet
+	groups    [kindPod + 1]recordGroup // by kind; nil for the zone and for a kind not configured
+	services  *serviceGroups
+	pods      *podGroups
+	hosts     *hostsGroup
+	kubeDNS   *kubeDNSGroup // nil without --kube-dns-configmap
 
 	// fullMu is held for writing by a full reconcile and for reading by each
 	// Service reconcile, so that the two never interleave.
@@ -71,8 +75,6 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		etcd:           etcd,
 		kube:           kube,
 		store:          &store{kv: etcd, timeout: cfg.Etcd.RequestTimeout, maxOps: cfg.MaxTxnOps - 1, pageSize: 5000},
-		services:       newServiceInformer(kube),
-		slices:         newSliceInformer(kube),
 		ptrs:           newPTRIndex(),
 		triggers:       newTriggers(),
 		lead:           leadership{changed: make(chan struct{})},
@@ -81,20 +83,38 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		etcdBack:       newBroadcast(),
 	}
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[string]{})
+		workqueue.NewTypedItemExponentialFailureRateLimiter[groupKey](100*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[groupKey]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
-	c.problems = newProblemLog(log, c.metrics, c.objectRef)
-	if _, err := c.services.AddEventHandler(c.serviceHandler()); err != nil {
-		return nil, fmt.Errorf("service informer: %w", err)
-	}
-	if _, err := c.slices.AddEventHandler(c.sliceHandler()); err != nil {
-		return nil, fmt.Errorf("endpointslice informer: %w", err)
-	}
-	if err := c.addExtraRecords(kube); err != nil {
+	c.problems = newProblemLog(log, c.metrics, func(kind, key string) *corev1.ObjectReference {
+		return c.services.objectRef(kind, key)
+	})
+	if err := c.addGroups(); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// addGroups sets up every kind of group and the informers they need.
+func (c *Controller) addGroups() error {
+	var err error
+	if c.services, err = newServiceGroups(c.kube, &c.informers, c.zone, c.problems, c.changed); err != nil {
+		return err
+	}
+	if c.pods, err = newPodGroups(c.kube, &c.informers, c.cfg, c.changed); err != nil {
+		return err
+	}
+	if c.kubeDNS, err = newKubeDNSGroup(c.kube, &c.informers, c.cfg, c.log, c.changed); err != nil {
+		return err
+	}
+	if c.hosts, err = newHostsGroup(c.kube, &c.informers, c.cfg, c.metrics, c.log, c.changed); err != nil {
+		return err
+	}
+	c.groups[kindService], c.groups[kindPod], c.groups[kindHosts] = c.services, c.pods, c.hosts
+	if c.kubeDNS != nil {
+		c.groups[kindKubeDNS] = c.kubeDNS
+	}
+	return nil
 }
 
 // Run starts the informers, waits for them to sync, then reconciles as the
@@ -106,17 +126,15 @@ func (c *Controller) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer c.queue.ShutDown()
-	wg.Go(func() { c.services.RunWithContext(ctx) })
-	wg.Go(func() { c.slices.RunWithContext(ctx) })
+	c.informers.run(ctx, &wg)
 	wg.Go(func() { c.probeLoop(ctx) })
-	c.runExtraRecords(ctx, &wg)
 	c.startEvents(ctx, &wg)
 	c.log.Info("waiting for the informers to sync")
-	if !cache.WaitForCacheSync(ctx.Done(), c.services.HasSynced, c.slices.HasSynced, c.extraSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.informers.synced...) {
 		return nil
 	}
 	c.synced.Store(true)
-	c.log.Info("informers synced", "services", len(c.services.GetStore().ListKeys()))
+	c.log.Info("informers synced", "services", c.services.count())
 	for range c.cfg.Workers {
 		wg.Go(func() { c.work(ctx) })
 	}
@@ -129,7 +147,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// work reconciles queued Services until the queue shuts down.
+// work reconciles queued groups until the queue shuts down.
 func (c *Controller) work(ctx context.Context) {
 	for {
 		key, quit := c.queue.Get()
@@ -141,13 +159,13 @@ func (c *Controller) work(ctx context.Context) {
 	}
 }
 
-// process reconciles one Service once this replica leads.
-func (c *Controller) process(ctx context.Context, key string) {
+// process reconciles one group once this replica leads.
+func (c *Controller) process(ctx context.Context, key groupKey) {
 	t, err := c.lead.wait(ctx)
 	if err != nil {
 		return
 	}
-	err = c.syncService(t, key)
+	err = c.syncGroup(t, key)
 	switch {
 	case err == nil:
 		c.queue.Forget(key)
@@ -159,6 +177,16 @@ func (c *Controller) process(ctx context.Context, key string) {
 		c.log.Info("reconcile failed, retrying", "service", key, "err", err, "retries", c.queue.NumRequeues(key))
 		c.queue.AddRateLimited(key)
 	}
+}
+
+// changed records when a group's records went stale and enqueues it. A
+// zero trigger time means now.
+func (c *Controller) changed(key groupKey, trigger time.Time) {
+	if trigger.IsZero() {
+		trigger = time.Now()
+	}
+	c.triggers.add(key, trigger)
+	c.queue.Add(key)
 }
 
 // probeLoop checks etcd's reachability until ctx ends.

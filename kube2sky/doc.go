@@ -13,13 +13,19 @@
 //
 // # Reconciling
 //
-// Events only enqueue a Service's "namespace/name". A worker reads the keys
-// under the Service's subtree and its PTR keys, and applies the puts and
-// deletes that turn them into the desired set in one etcd Txn; an unchanged
-// Service costs one read and no write. A full reconcile (after becoming
-// leader, then every --resync-period) lists the zone and the reverse tree,
-// diffs every Service at once, deletes owned keys no Service explains, and
-// packs the changes of many Services into few Txns.
+// Records come in groups (group.go): one per Service (services.go), one per
+// pod address (pods.go), one for the hosts ConfigMap (hostsmap.go), one for
+// the kube-dns ConfigMap (kubednsmap.go). Each kind says what records a
+// group should have and where in etcd they are. Events only enqueue a
+// group's key. A worker reads the keys of the group and its PTR keys, and
+// applies the puts and deletes that turn them into the desired set in one
+// etcd Txn (sync.go); an unchanged group costs one read and no write. A
+// full reconcile (full.go; after becoming leader, then every
+// --resync-period) lists the zone and the reverse tree, diffs every group
+// at once, deletes owned keys no group explains, and packs the changes of
+// many groups into few Txns; the pod addresses, which may be hundreds of
+// thousands, go after the rest in chunks over ranges of their keys
+// (fullpods.go).
 //
 // # PTR records claimed twice
 //

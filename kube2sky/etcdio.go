@@ -90,6 +90,14 @@ func (s *store) scan(ctx context.Context, prefix string, fn func(key string, val
 	return err
 }
 
+// scanRange is scan over the keys from from (included) to end (excluded).
+func (s *store) scanRange(ctx context.Context, from, end string, fn func(key string, value []byte, modRev int64)) error {
+	_, err := etcdstore.ScanRange(ctx, s.kv, from, end, s.pageSize, s.timeout, func(e *mvccpb.KeyValue) {
+		fn(string(e.Key), e.Value, e.ModRevision)
+	})
+	return err
+}
+
 func (s *store) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

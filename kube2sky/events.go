@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
@@ -28,36 +27,16 @@ func (c *Controller) startEvents(ctx context.Context, wg *sync.WaitGroup) {
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	recorder := b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube2sky"})
 	c.problems.recorder = recorder
-	if c.extra.report != nil {
-		c.extra.report.recorder = recorder
+	if c.hosts.report != nil {
+		c.hosts.report.recorder = recorder
 	}
-	if c.extra.kubeDNS != nil {
-		c.extra.kubeDNS.recorder = recorder
+	if c.kubeDNS != nil {
+		c.kubeDNS.recorder = recorder
 	}
 	wg.Go(func() {
 		<-ctx.Done()
 		b.Shutdown()
 	})
-}
-
-// objectRef returns the reference an event on a Service or an
-// EndpointSlice ("namespace/name") names, with the UID `kubectl describe`
-// matches on, or nil when the object is no longer cached.
-func (c *Controller) objectRef(kind, key string) *corev1.ObjectReference {
-	inf, apiVersion := c.services, "v1"
-	if kind == "EndpointSlice" {
-		inf, apiVersion = c.slices, "discovery.k8s.io/v1"
-	}
-	obj, ok, _ := inf.GetStore().GetByKey(key)
-	if !ok {
-		return nil
-	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil
-	}
-	return &corev1.ObjectReference{Kind: kind, APIVersion: apiVersion, Namespace: m.GetNamespace(), Name: m.GetName(),
-		UID: m.GetUID(), ResourceVersion: m.GetResourceVersion()}
 }
 
 // eventMessage is head followed by as many problems as fit in an event.

@@ -8,11 +8,13 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// fullGroup is one Service's desired and current keys in a full reconcile.
-// The group with key "" is the zone itself: dns-version, and owned keys that
-// belong to no Service.
+// fullGroup is one group's desired and current keys in a full reconcile.
+// The zone group (the zero key) is the zone itself: dns-version, and owned
+// keys that belong to no other group.
 type fullGroup struct {
 	want []desiredKV
 	cur  current // nil until a key differs: most groups' keys are all current, or absent
@@ -27,42 +29,72 @@ func (g *fullGroup) addCurrent(key string, v kv) {
 	g.cur[key] = v
 }
 
-// fullReconcile builds every Service's records, lists everything kube2sky
-// may own, deletes owned keys that no Service explains, and writes the
+// fullReconcile builds every group's records, lists everything kube2sky
+// may own, deletes owned keys that no group explains, and writes the
 // changes packed into few Txns. A Txn that meets a concurrent change leaves
-// its Services to the workers.
+// its groups to the workers. The pod addresses follow in chunks of their
+// own (fullpods.go), so the pass never holds every pod's records at once.
 func (c *Controller) fullReconcile(t *term) error {
 	c.fullMu.Lock()
 	defer c.fullMu.Unlock()
 	start := time.Now()
 	defer func() { c.metrics.reconcileDuration.WithLabelValues("full").Observe(time.Since(start).Seconds()) }()
-	groups := c.desiredGroups()
-	seen, err := c.fileCurrent(t.ctx, groups)
+	whole, err := c.reconcileGroups(t, c.desiredGroups(), c.fileCurrent)
 	if err != nil {
 		return err
 	}
-	written, failed, err := c.writeGroups(t, groups)
+	pods, err := c.reconcilePods(t)
 	if err != nil {
 		return err
 	}
-	c.afterFull(groups, written, failed)
-	c.log.Info("full reconcile done", "services", len(c.services.GetStore().ListKeys()), "keys_seen", seen,
-		"services_changed", len(written), "services_left_to_workers", len(failed), "duration", time.Since(start))
+	c.log.Info("full reconcile done", "services", c.services.count(), "keys_seen", whole.seen+pods.seen,
+		"services_changed", whole.written, "services_left_to_workers", whole.failed,
+		"pod_addresses_changed", pods.written, "pod_addresses_left_to_workers", pods.failed, "duration", time.Since(start))
 	return nil
 }
 
-// desiredGroups builds every cached Service's records, resets the PTR index
-// to their claims, and gives each PTR to its winner. Records are encoded
-// as each Service is built, so only the encoded values stay in memory.
-func (c *Controller) desiredGroups() map[string]*fullGroup {
-	groups := map[string]*fullGroup{"": {want: encodeEntries(c.desiredZone())}}
-	claims := map[string][]string{}
-	ptrs := map[string][]desiredKV{}
-	for _, svc := range c.allServices() {
-		key := svc.Key()
-		addGroup(groups, claims, ptrs, key, c.build(key, svc))
+// fullPass counts what one pass of a full reconcile saw and did: the keys
+// listed, and the groups written and left to the workers.
+type fullPass struct{ seen, written, failed int }
+
+func (p *fullPass) add(q fullPass) {
+	p.seen, p.written, p.failed = p.seen+q.seen, p.written+q.written, p.failed+q.failed
+}
+
+// reconcileGroups files what etcd holds (list) against the desired groups,
+// writes the difference and hands the groups whose Txn failed to the
+// workers.
+func (c *Controller) reconcileGroups(t *term, groups map[groupKey]*fullGroup,
+	list func(context.Context, map[groupKey]*fullGroup) (int, error)) (fullPass, error) {
+	seen, err := list(t.ctx, groups)
+	if err != nil {
+		return fullPass{}, err
 	}
-	c.addExtraGroups(groups, claims, ptrs)
+	written, failed, err := c.writeGroups(t, groups)
+	if err != nil {
+		return fullPass{}, err
+	}
+	c.afterFull(groups, written, failed)
+	return fullPass{seen: seen, written: len(written), failed: len(failed)}, nil
+}
+
+// desiredGroups builds the records of every group the caches know but the
+// pod addresses, resets the PTR index to their claims (a pod address
+// claims none), and gives each PTR to its winner. Records are encoded
+// as each group is built, so only the encoded values stay in memory.
+func (c *Controller) desiredGroups() map[groupKey]*fullGroup {
+	groups := map[groupKey]*fullGroup{{}: {want: encodeEntries(c.desiredZone())}}
+	claims := map[groupKey][]string{}
+	ptrs := map[groupKey][]desiredKV{}
+	for kind, g := range c.groups {
+		g, ok := g.(wholeKind)
+		if !ok {
+			continue
+		}
+		g.eachDesired(func(name string, d desired) {
+			addGroup(groups, claims, ptrs, groupKey{kind: groupKind(kind), name: name}, d)
+		})
+	}
 	c.ptrs.reset(claims)
 	for key, kvs := range ptrs {
 		for _, kv := range kvs {
@@ -77,7 +109,7 @@ func (c *Controller) desiredGroups() map[string]*fullGroup {
 // addGroup files one group's desired records in a full reconcile: its
 // forward records in its group, its PTRs (if any: a pod address has none)
 // in ptrs until the winners are known, and their keys in claims.
-func addGroup(groups map[string]*fullGroup, claims map[string][]string, ptrs map[string][]desiredKV, key string, d desired) {
+func addGroup(groups map[groupKey]*fullGroup, claims map[groupKey][]string, ptrs map[groupKey][]desiredKV, key groupKey, d desired) {
 	groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
 	if len(d.ptr) > 0 {
 		claims[key] = entryKeys(d.ptr)
@@ -87,7 +119,7 @@ func addGroup(groups map[string]*fullGroup, claims map[string][]string, ptrs map
 
 // groupOf returns the group of a key, creating an empty one for a Service
 // that exists only in etcd (an orphan).
-func groupOf(groups map[string]*fullGroup, key string) *fullGroup {
+func groupOf(groups map[groupKey]*fullGroup, key groupKey) *fullGroup {
 	g, ok := groups[key]
 	if !ok {
 		g = &fullGroup{}
@@ -96,71 +128,84 @@ func groupOf(groups map[string]*fullGroup, key string) *fullGroup {
 	return g
 }
 
-// fileCurrent lists what etcd holds under the zone, the hosts domain and
-// the reverse zone, and files each key with its group: a forward key with
-// its Service (or pod address, or the hosts), or the zone group when it
+// fileCurrent lists what etcd holds under the zone (but for the pod
+// addresses, see reconcilePods), the hosts domain and the reverse zone,
+// and files each key with its group: a forward key with its Service (or
+// the hosts), or the zone group when it
 // belongs to none; a PTR key with its winner, or, when nobody claims it and
 // it is owned, with the Service it points at (or the zone group), to be
 // deleted. A key that already holds the value its group wants is marked on
 // the desired record instead of being kept (or decoded), so the listing
 // holds memory only for what differs. It returns how many keys it saw.
-func (c *Controller) fileCurrent(ctx context.Context, groups map[string]*fullGroup) (int, error) {
+func (c *Controller) fileCurrent(ctx context.Context, groups map[groupKey]*fullGroup) (int, error) {
 	wanted := wantIndex(groups)
 	seen := 0
-	forward := func(key string, value []byte, modRev int64) {
-		seen++
-		group := c.groupOfForward(key)
-		if !wanted.markCurrent(group, key, value) {
-			groupOf(groups, group).addCurrent(key, decodeKV(value, modRev))
-		}
-	}
+	forward := c.fileForward(groups, wanted, &seen)
 	reverse := func(key string, value []byte, modRev int64) {
 		seen++
 		group, keep := c.ptrs.winner(key), true
-		if group != "" && wanted.markCurrent(group, key, value) {
+		if group != (groupKey{}) && wanted.markCurrent(group, key, value) {
 			return
 		}
 		v := decodeKV(value, modRev)
-		if group == "" {
+		if group == (groupKey{}) {
 			group, keep = c.orphanGroup(v)
 		}
 		if keep {
 			groupOf(groups, group).addCurrent(key, v)
 		}
 	}
-	if err := c.store.scan(ctx, c.zone.ZoneKeyPrefix(), forward); err != nil {
+	zone, pods := c.zone.ZoneKeyPrefix(), c.pods.prefix
+	if err := c.store.scanRange(ctx, zone, pods, forward); err != nil {
 		return 0, err
 	}
-	if err := c.scanExtra(ctx, forward); err != nil {
+	if err := c.store.scanRange(ctx, clientv3.GetPrefixRangeEnd(pods), clientv3.GetPrefixRangeEnd(zone), forward); err != nil {
 		return 0, err
+	}
+	for _, p := range c.prefixesOutsideZone() {
+		if err := c.store.scan(ctx, p, forward); err != nil {
+			return 0, err
+		}
 	}
 	err := c.store.scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
 	return seen, err
 }
 
+// fileForward returns the function that files a forward key listed from
+// etcd with its group, counting it in seen (see fileCurrent).
+func (c *Controller) fileForward(groups map[groupKey]*fullGroup, wanted wanted, seen *int) func(string, []byte, int64) {
+	return func(key string, value []byte, modRev int64) {
+		*seen++
+		group := c.groupOfForward(key)
+		if !wanted.markCurrent(group, key, value) {
+			groupOf(groups, group).addCurrent(key, decodeKV(value, modRev))
+		}
+	}
+}
+
 // orphanGroup returns the group of a PTR nobody claims: the Service it
 // points at, or the zone group (""); keep is false when kube2sky does not
 // own it, and leaves it alone.
-func (c *Controller) orphanGroup(v kv) (group string, keep bool) {
+func (c *Controller) orphanGroup(v kv) (group groupKey, keep bool) {
 	if v.owner != c.owner {
-		return "", false
+		return groupKey{}, false
 	}
 	if ns, name, ok := c.zone.ServiceOfTarget(v.host); ok {
 		return serviceKey(ns, name), true
 	}
-	return "", true
+	return groupKey{}, true
 }
 
 // wantRef is a desired record and the group that wants it.
 type wantRef struct {
-	group string
+	group groupKey
 	kv    *desiredKV
 }
 
 // wanted indexes every group's desired records by key.
 type wanted map[string]wantRef
 
-func wantIndex(groups map[string]*fullGroup) wanted {
+func wantIndex(groups map[groupKey]*fullGroup) wanted {
 	n := 0
 	for _, g := range groups {
 		n += len(g.want)
@@ -176,7 +221,7 @@ func wantIndex(groups map[string]*fullGroup) wanted {
 
 // markCurrent marks the desired record of key as current when group wants
 // it with exactly value, and reports whether it did.
-func (w wanted) markCurrent(group, key string, value []byte) bool {
+func (w wanted) markCurrent(group groupKey, key string, value []byte) bool {
 	ref, ok := w[key]
 	if !ok || ref.group != group || !bytes.Equal(ref.kv.value, value) {
 		return false
@@ -187,8 +232,8 @@ func (w wanted) markCurrent(group, key string, value []byte) bool {
 
 // writeGroups plans every group and commits the changes in packed Txns. It
 // returns the Services written and those whose Txn met a concurrent change.
-func (c *Controller) writeGroups(t *term, groups map[string]*fullGroup) (written, failed map[string]bool, err error) {
-	written, failed = map[string]bool{}, map[string]bool{}
+func (c *Controller) writeGroups(t *term, groups map[groupKey]*fullGroup) (written, failed map[groupKey]bool, err error) {
+	written, failed = map[groupKey]bool{}, map[groupKey]bool{}
 	for b := range pack(c.plannedGroups(groups), c.store.maxOps) {
 		err := c.commit(t, b.changes)
 		switch {
@@ -207,9 +252,9 @@ func (c *Controller) writeGroups(t *term, groups map[string]*fullGroup) (written
 // the changes of each group that has any. A group's desired values are
 // dropped once planned: from then on only its changes refer to them, and
 // they go as soon as their Txn is committed.
-func (c *Controller) plannedGroups(groups map[string]*fullGroup) iter.Seq[serviceChanges] {
+func (c *Controller) plannedGroups(groups map[groupKey]*fullGroup) iter.Seq[serviceChanges] {
 	return func(yield func(serviceChanges) bool) {
-		for _, key := range slices.Sorted(maps.Keys(groups)) {
+		for _, key := range slices.SortedFunc(maps.Keys(groups), groupKey.compare) {
 			g := groups[key]
 			if g.hold {
 				continue
@@ -224,7 +269,7 @@ func (c *Controller) plannedGroups(groups map[string]*fullGroup) iter.Seq[servic
 	}
 }
 
-func markAll(set map[string]bool, keys []string) {
+func markAll(set map[groupKey]bool, keys []groupKey) {
 	for _, k := range keys {
 		set[k] = true
 	}
@@ -233,9 +278,9 @@ func markAll(set map[string]bool, keys []string) {
 // afterFull records what each Service is responsible for, hands the
 // Services whose Txn failed to the workers, and observes the programming
 // latency of the ones written.
-func (c *Controller) afterFull(groups map[string]*fullGroup, written, failed map[string]bool) {
+func (c *Controller) afterFull(groups map[groupKey]*fullGroup, written, failed map[groupKey]bool) {
 	for key, g := range groups {
-		if key == "" {
+		if key.kind == kindZone {
 			continue
 		}
 		var extra []string

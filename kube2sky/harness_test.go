@@ -28,6 +28,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 const testOwner = "kube2sky.cluster.local"
@@ -188,17 +189,7 @@ func (h *harness) waitLeader(r *running) {
 // after 10s with the last error.
 func (h *harness) eventually(what string, cond func() error) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("%s: not within 10s: %v", what, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Every(h.t, 10*time.Second, 10*time.Millisecond, what, cond)
 }
 
 // dump returns every key under the zone and the reverse tree as sorted

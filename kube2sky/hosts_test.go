@@ -98,7 +98,7 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		if got := txns(r) - txnsBefore; got != 1 {
 			t.Errorf("the edit took %v Txns, want 1", got)
 		}
-		if got := value(r.extra.hostAddresses); got != float64(len(want)) {
+		if got := value(r.hosts.hostAddresses); got != float64(len(want)) {
 			t.Errorf("kube2sky_hosts_records = %v, want %d", got, len(want))
 		}
 	})
@@ -106,7 +106,7 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		h.putConfigMap(hostsMap(map[string]string{"hosts": "10.0.0.6 db1\n10.0.0.x db9\n10.0.0.8 db8\n"}))
 		h.waitAll(slices.Concat(hostRecord("db1", "10.0.0.6"), hostRecord("db8", "10.0.0.8"),
 			[]string{"/skydns/arpa/in-addr/10/0/0/6 " + v("db1.example.corp."), "/skydns/arpa/in-addr/10/0/0/8 " + v("db8.example.corp.")})...)
-		if got := value(r.extra.invalidLines); got != 1 {
+		if got := value(r.hosts.invalidLines); got != 1 {
 			t.Errorf("kube2sky_hosts_invalid_lines = %v, want 1", got)
 		}
 		if got := value(r.metrics.invalidObjects.WithLabelValues("ConfigMap")); got != 1 {

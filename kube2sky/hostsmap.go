@@ -1,19 +1,17 @@
 package kube2sky
 
 import (
-	"context"
-	"fmt"
-	"maps"
+	"log/slog"
+	"strings"
 	"time"
 
-	"github.com/kubesky/kubesky/kube2sky/hosts"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesky/kubesky/kube2sky/hosts"
+	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
 // hostsObject is a cached ConfigMap (the hosts or the kube-dns one): its
@@ -23,94 +21,85 @@ type hostsObject struct {
 	data map[string]string
 }
 
-// addHostsInformer watches the one ConfigMap named by --hosts-configmap.
-func (c *Controller) addHostsInformer(kube kubernetes.Interface) error {
-	ns, name, err := splitConfigMapRef(c.cfg.HostsConfigMap)
+// hostsGroup is the records of the --hosts-configmap ConfigMap: one group,
+// every host record and its PTRs, under hosts.<zone> and --hosts-domain.
+// Without --hosts-configmap it has no records, and the owned keys left
+// under hosts/ are deleted.
+type hostsGroup struct {
+	hosts        cache.SharedIndexInformer // nil unless --hosts-configmap
+	ref          string                    // the ConfigMap's "namespace/name"
+	zone         records.Zone
+	prefix       string // "/skydns/local/cluster/hosts/"
+	domainPrefix string // the --hosts-domain key prefix, "" for none
+	cfg          hosts.Config
+	report       *hostsReport // nil unless --hosts-configmap
+
+	invalidLines  prometheus.Gauge
+	hostAddresses prometheus.Gauge
+}
+
+var _ recordGroup = (*hostsGroup)(nil)
+
+// newHostsGroup watches the one ConfigMap named by --hosts-configmap, if
+// any.
+func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *metrics, log *slog.Logger,
+	changed func(groupKey, time.Time)) (*hostsGroup, error) {
+	zone := cfg.zone()
+	g := &hostsGroup{ref: cfg.HostsConfigMap, zone: zone, prefix: zone.ZoneKeyPrefix() + "hosts/",
+		domainPrefix: cfg.hostsDomainPrefix(),
+		cfg: hosts.Config{Prefix: cfg.Prefix, Domain: "hosts." + zone.Domain(), ExtraDomain: cfg.HostsDomain,
+			TTL: cfg.TTL, Owner: cfg.owner()}}
+	g.registerMetrics(m.registry)
+	if cfg.HostsConfigMap == "" {
+		return g, nil
+	}
+	ns, name, err := splitConfigMapRef(cfg.HostsConfigMap)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c.extra.hostsNamespace, c.extra.hostsName = ns, name
-	inf, err := c.configMapInformer(kube, ns, name, hostsGroup)
-	if err != nil {
-		return err
+	key := groupKey{kind: kindHosts}
+	if g.hosts, _, err = set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) })); err != nil {
+		return nil, err
 	}
-	c.extra.hosts = inf
-	c.extra.report = newHostsReport(c.log, c.metrics, c.extra)
-	return nil
+	g.report = newHostsReport(log, m, g)
+	return g, nil
 }
 
-// configMapInformer watches the one ConfigMap ns/name, and enqueues group
-// when it changes.
-func (c *Controller) configMapInformer(kube kubernetes.Interface, ns, name, group string) (cache.SharedIndexInformer, error) {
-	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			opts.FieldSelector = selector
-			return kube.CoreV1().ConfigMaps(ns).List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			opts.FieldSelector = selector
-			return kube.CoreV1().ConfigMaps(ns).Watch(ctx, opts)
-		},
-	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
-	_ = inf.SetTransform(transformConfigMap)
-	if _, err := inf.AddEventHandler(c.configMapHandler(name, group)); err != nil {
-		return nil, fmt.Errorf("configmap informer: %w", err)
-	}
-	return inf, nil
-}
-
-func transformConfigMap(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.ConfigMap:
-		return &hostsObject{ObjectMeta: cacheMeta(&o.ObjectMeta), data: o.Data}, nil
-	case *hostsObject:
-		return o, nil
-	}
-	return nil, fmt.Errorf("configmap informer: unexpected object %T", obj)
-}
-
-// configMapHandler enqueues group when the ConfigMap called name changes.
-// The initial list is left to the first full reconcile.
-func (c *Controller) configMapHandler(name, group string) cache.ResourceEventHandler {
-	mine := func(obj any) bool {
-		h, ok := unwrapTombstone(obj).(*hostsObject)
-		return ok && h.Name == name // a fake API server ignores field selectors
-	}
-	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, initial bool) {
-			if mine(obj) && !initial {
-				c.changed(group, time.Time{})
-			}
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			o, n := oldObj.(*hostsObject), newObj.(*hostsObject)
-			if mine(newObj) && (o.UID != n.UID || !maps.Equal(o.data, n.data)) {
-				c.changed(group, time.Time{})
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if mine(obj) {
-				c.changed(group, time.Time{})
-			}
-		},
-	}
-}
-
-// hostsDesired parses the ConfigMap into records and reports its bad
-// lines. Without the ConfigMap (or --hosts-configmap) there are none.
-func (c *Controller) hostsDesired() desired {
-	if c.extra.hosts == nil {
+// desired parses the ConfigMap into records and reports its bad lines.
+// Without the ConfigMap (or --hosts-configmap) there are none.
+func (g *hostsGroup) desired(string) desired {
+	if g.hosts == nil {
 		return desired{}
 	}
-	var cm *hostsObject
+	cm := configMapObject(g.hosts, g.ref)
 	var data map[string]string
-	if obj, ok, err := c.extra.hosts.GetIndexer().GetByKey(c.cfg.HostsConfigMap); err == nil && ok {
-		cm = obj.(*hostsObject)
+	if cm != nil {
 		data = cm.data
 	}
-	entries, problems := hosts.Records(c.extra.hostsCfg, data)
-	c.extra.report.report(cm, problems, len(entries))
-	return c.desiredFrom(entries)
+	entries, problems := hosts.Records(g.cfg, data)
+	g.report.report(cm, problems, len(entries))
+	return splitPTRs(g.zone, entries)
+}
+
+func (g *hostsGroup) eachDesired(fn func(name string, d desired)) {
+	if g.hosts != nil {
+		fn("", g.desired(""))
+	}
+}
+
+func (g *hostsGroup) scope(string) keyScope { return keyScope{prefixes: g.prefixes()} }
+
+// prefixes is hosts/ under the zone, and the --hosts-domain.
+func (g *hostsGroup) prefixes() []string {
+	if g.domainPrefix == "" {
+		return []string{g.prefix}
+	}
+	return []string{g.prefix, g.domainPrefix}
+}
+
+func (g *hostsGroup) groupOfKey(key string) (groupKey, bool) {
+	if strings.HasPrefix(key, g.prefix) || (g.domainPrefix != "" && strings.HasPrefix(key, g.domainPrefix)) {
+		return groupKey{kind: kindHosts}, true
+	}
+	return groupKey{}, false
 }

@@ -21,7 +21,7 @@ const reasonInvalidHostsLines = "InvalidHostsLines"
 type hostsReport struct {
 	log     *slog.Logger
 	metrics *metrics
-	extra   *extraRecords
+	group   *hostsGroup
 
 	recorder record.EventRecorder // set by startEvents, before any reconcile
 
@@ -30,25 +30,25 @@ type hostsReport struct {
 	last []hosts.Problem
 }
 
-func newHostsReport(log *slog.Logger, m *metrics, extra *extraRecords) *hostsReport {
-	return &hostsReport{log: log, metrics: m, extra: extra}
+func newHostsReport(log *slog.Logger, m *metrics, g *hostsGroup) *hostsReport {
+	return &hostsReport{log: log, metrics: m, group: g}
 }
 
-func (e *extraRecords) registerMetrics(reg *prometheus.Registry) {
-	e.invalidLines = prometheus.NewGauge(prometheus.GaugeOpts{
+func (g *hostsGroup) registerMetrics(reg *prometheus.Registry) {
+	g.invalidLines = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "kube2sky_hosts_invalid_lines", Help: "Lines of the --hosts-configmap ConfigMap skipped because they cannot be served.",
 	})
-	e.hostAddresses = prometheus.NewGauge(prometheus.GaugeOpts{
+	g.hostAddresses = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "kube2sky_hosts_records", Help: "Records (A/AAAA and PTR) the --hosts-configmap ConfigMap yields.",
 	})
-	reg.MustRegister(e.invalidLines, e.hostAddresses)
+	reg.MustRegister(g.invalidLines, g.hostAddresses)
 }
 
 // report sets the metrics and, when the problems of cm changed, logs the
 // new ones and records an event. cm is nil when the ConfigMap is gone.
 func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records int) {
-	r.extra.invalidLines.Set(float64(len(problems)))
-	r.extra.hostAddresses.Set(float64(records))
+	r.group.invalidLines.Set(float64(len(problems)))
+	r.group.hostAddresses.Set(float64(records))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var uid types.UID
@@ -66,7 +66,7 @@ func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records 
 	for _, p := range problems {
 		if !slices.Contains(old, p) {
 			r.metrics.invalidObjects.WithLabelValues("ConfigMap").Inc()
-			r.log.Warn("hosts ConfigMap: line skipped", "configmap", r.extra.hostsNamespace+"/"+r.extra.hostsName, "problem", p.Error())
+			r.log.Warn("hosts ConfigMap: line skipped", "configmap", r.group.ref, "problem", p.Error())
 		}
 	}
 	if cm != nil && len(problems) > 0 && r.recorder != nil {

@@ -1,14 +1,15 @@
 package kube2sky
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/kubedns"
+	"github.com/kubesky/kubesky/kube2sky/records"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -16,19 +17,17 @@ import (
 	"k8s.io/client-go/tools/record"
 )
 
-// kubeDNSGroup is the queue key of the records of the kube-dns ConfigMap:
-// the stub domains and the upstream setting.
-const kubeDNSGroup = "~kube-dns"
-
 // reasonInvalidKubeDNSConfig is the Event reason on a kube-dns ConfigMap
 // that cannot be applied.
 const reasonInvalidKubeDNSConfig = "InvalidKubeDNSConfig"
 
-// kubeDNSConfig is the controller's state for the --kube-dns-configmap.
-type kubeDNSConfig struct {
+// kubeDNSGroup is the records of the --kube-dns-configmap ConfigMap: one
+// group, the stub domains and the upstream setting.
+type kubeDNSGroup struct {
 	informer    cache.SharedIndexInformer
 	ref         string   // namespace/name
-	prefixes    []string // the key prefixes its records live under
+	keyPrefixes []string // the key prefixes its records live under
+	zone        records.Zone
 	cfg         kubedns.Config
 	recorder    record.EventRecorder // set by startEvents, before any reconcile
 	log         *slog.Logger
@@ -37,39 +36,37 @@ type kubeDNSConfig struct {
 	lastProblem string
 }
 
-// addKubeDNSInformer watches the ConfigMap --kube-dns-configmap names.
-func (c *Controller) addKubeDNSInformer(kube kubernetes.Interface) error {
-	ns, name, err := splitConfigMapRef(c.cfg.KubeDNSConfigMap)
-	if err != nil {
-		return err
+var _ recordGroup = (*kubeDNSGroup)(nil)
+
+// newKubeDNSGroup watches the ConfigMap --kube-dns-configmap names; nil
+// without one.
+func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, log *slog.Logger,
+	changed func(groupKey, time.Time)) (*kubeDNSGroup, error) {
+	if cfg.KubeDNSConfigMap == "" {
+		return nil, nil
 	}
-	inf, err := c.configMapInformer(kube, ns, name, kubeDNSGroup)
+	ns, name, err := splitConfigMapRef(cfg.KubeDNSConfigMap)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	zoneKey := c.zone.ZoneKeyPrefix()
-	c.extra.kubeDNS = &kubeDNSConfig{informer: inf, ref: c.cfg.KubeDNSConfigMap,
-		prefixes: []string{zoneKey + "dns/stub/", zoneKey + "dns/config/"},
-		cfg:      kubedns.Config{Prefix: c.cfg.Prefix, Zone: c.zone.Domain(), Owner: c.owner},
-		log:      c.log.With("configmap", c.cfg.KubeDNSConfigMap)}
-	return nil
+	key := groupKey{kind: kindKubeDNS}
+	inf, _, err := set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) }))
+	if err != nil {
+		return nil, err
+	}
+	zone := cfg.zone()
+	zoneKey := zone.ZoneKeyPrefix()
+	return &kubeDNSGroup{informer: inf, ref: cfg.KubeDNSConfigMap, zone: zone,
+		keyPrefixes: []string{zoneKey + "dns/stub/", zoneKey + "dns/config/"},
+		cfg:         kubedns.Config{Prefix: cfg.Prefix, Zone: zone.Domain(), Owner: cfg.owner()},
+		log:         log.With("configmap", cfg.KubeDNSConfigMap)}, nil
 }
 
-// isKubeDNSKey reports whether key is where the kube-dns ConfigMap's
-// records live.
-func (k *kubeDNSConfig) isKubeDNSKey(key string) bool {
-	return k != nil && slices.ContainsFunc(k.prefixes, func(p string) bool { return strings.HasPrefix(key, p) })
-}
-
-// kubeDNSDesired is the records of the ConfigMap. One that has an invalid
-// entry holds the group: what etcd has (the last good settings) stays.
-// Without the ConfigMap there are none.
-func (c *Controller) kubeDNSDesired() desired {
-	k := c.extra.kubeDNS
-	var cm *hostsObject
-	if obj, ok, err := k.informer.GetIndexer().GetByKey(k.ref); err == nil && ok {
-		cm = obj.(*hostsObject)
-	}
+// desired is the records of the ConfigMap. One that has an invalid entry
+// holds the group: what etcd has (the last good settings) stays. Without
+// the ConfigMap there are none.
+func (k *kubeDNSGroup) desired(string) desired {
+	cm := configMapObject(k.informer, k.ref)
 	if cm == nil {
 		k.report(nil, nil)
 		return desired{}
@@ -79,12 +76,24 @@ func (c *Controller) kubeDNSDesired() desired {
 	if len(errs) > 0 {
 		return desired{hold: true}
 	}
-	return c.desiredFrom(entries)
+	return splitPTRs(k.zone, entries)
+}
+
+func (k *kubeDNSGroup) eachDesired(fn func(name string, d desired)) { fn("", k.desired("")) }
+
+func (k *kubeDNSGroup) scope(string) keyScope { return keyScope{prefixes: k.keyPrefixes} }
+
+func (k *kubeDNSGroup) prefixes() []string { return k.keyPrefixes }
+
+// groupOfKey reports whether key is where the ConfigMap's records live.
+func (k *kubeDNSGroup) groupOfKey(key string) (groupKey, bool) {
+	ok := slices.ContainsFunc(k.keyPrefixes, func(p string) bool { return strings.HasPrefix(key, p) })
+	return groupKey{kind: kindKubeDNS}, ok
 }
 
 // report logs and records an Event for the ConfigMap's problems when they
 // changed since the last call.
-func (k *kubeDNSConfig) report(cm *hostsObject, errs []error) {
+func (k *kubeDNSGroup) report(cm *hostsObject, errs []error) {
 	var uid types.UID
 	if cm != nil {
 		uid = cm.UID
@@ -118,19 +127,4 @@ func truncateMessage(s string) string {
 		return s
 	}
 	return s[:maxEventMessage-len(" ... (see kube2sky's log)")] + " ... (see kube2sky's log)"
-}
-
-// readKubeDNS reads what etcd holds under the ConfigMap's prefixes.
-func (c *Controller) readKubeDNS(ctx context.Context) (current, error) {
-	out := current{}
-	for _, p := range c.extra.kubeDNS.prefixes {
-		cur, err := c.store.read(ctx, p, nil)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range cur {
-			out[k] = v
-		}
-	}
-	return out, nil
 }

@@ -3,6 +3,7 @@ package kube2sky
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,10 +82,14 @@ func TestAStoppedLeaderHandsOverAtOnce(t *testing.T) {
 	h.waitLeader(a)
 	b := h.start("b", longLease)
 	h.waitStandby(b)
-	keys := electionKeys(t, h, a.cfg.electionPrefix())
-	if len(keys) != 2 {
-		t.Fatalf("election keys %v, want the leader's and the standby's", keys)
-	}
+	// A replica is standby before its campaign has written its key.
+	var keys []string
+	h.eventually("the leader's and the standby's election keys", func() error {
+		if keys = electionKeys(t, h, a.cfg.electionPrefix()); len(keys) != 2 {
+			return fmt.Errorf("election keys %v", keys)
+		}
+		return nil
+	})
 
 	stopped := time.Now()
 	a.stop()
@@ -197,7 +202,7 @@ func TestAnEtcdOutageIsRetriedNotFatal(t *testing.T) {
 		h.eventually("readyz reports etcd down", func() error { return notReady(a) })
 		h.create(service("default", "web", []string{"10.96.0.10"}))
 		h.eventually("a reconcile failed and was requeued", func() error {
-			if a.queue.NumRequeues("default/web") == 0 {
+			if a.queue.NumRequeues(serviceKey("default", "web")) == 0 {
 				return errors.New("no retry yet")
 			}
 			return nil

@@ -112,14 +112,14 @@ func batches(changes []change, size int) [][]change {
 
 // serviceChanges is the changes of one Service in a full reconcile.
 type serviceChanges struct {
-	key     string
+	key     groupKey
 	changes []change
 }
 
 // packedBatch is one Txn of a full reconcile and the Services it touches.
 type packedBatch struct {
 	changes  []change
-	services []string
+	services []groupKey
 }
 
 // pack puts the changes of many Services into as few Txns as possible,
@@ -143,7 +143,7 @@ func pack(groups iter.Seq[serviceChanges], size int) iter.Seq[packedBatch] {
 					return
 				}
 				for _, b := range batches(g.changes, size) {
-					if !yield(packedBatch{changes: b, services: []string{g.key}}) {
+					if !yield(packedBatch{changes: b, services: []groupKey{g.key}}) {
 						return
 					}
 				}

@@ -99,11 +99,11 @@ func TestBatchesPutBeforeTheyDelete(t *testing.T) {
 func TestPackKeepsAServiceInOneTxnWhenItFits(t *testing.T) {
 	t.Parallel()
 	groups := []serviceChanges{
-		{key: "a", changes: changes(2, 0)},
-		{key: "b", changes: changes(3, 0)},
-		{key: "c", changes: changes(1, 0)},
-		{key: "big", changes: changes(4, 3)},
-		{key: "d", changes: changes(1, 0)},
+		{key: svc("a"), changes: changes(2, 0)},
+		{key: svc("b"), changes: changes(3, 0)},
+		{key: svc("c"), changes: changes(1, 0)},
+		{key: svc("big"), changes: changes(4, 3)},
+		{key: svc("d"), changes: changes(1, 0)},
 	}
 	got := slices.Collect(pack(slices.Values(groups), 4))
 	var shape []string

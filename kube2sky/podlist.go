@@ -30,13 +30,14 @@ func (l *podObjectList) DeepCopyObject() runtime.Object {
 	return c
 }
 
-// listPods is the pod informer's list: page by page, each page's Pods
-// reduced to podObjects before the next is asked for. A plain list would
-// decode every Pod whole (spec, status, managed fields) and hold them all
-// until the informer's transform ran over the lot: at 150,000 pods, most
-// of kube2sky's peak. A first list at resource version "0" would be served
-// whole from the API server's watch cache whatever its limit, so it is
-// made a consistent list instead, which pages.
+// listPods is the pod informer's list, which client-go uses only when the
+// API server does not stream the initial state (useWatchList): page by
+// page, each page's Pods reduced to podObjects before the next is asked
+// for. A plain list would decode every Pod whole (spec, status, managed
+// fields) and hold them all until the informer's transform ran over the
+// lot: at 150,000 pods, most of kube2sky's peak. A first list at resource
+// version "0" would be served whole from the API server's watch cache
+// whatever its limit, so it is made a consistent list instead, which pages.
 func listPods(ctx context.Context, pods typedcorev1.PodInterface, opts metav1.ListOptions) (*podObjectList, error) {
 	opts.FieldSelector = podFieldSelector
 	opts.Limit = podPageSize

@@ -49,26 +49,53 @@ func (p *podObject) DeepCopyObject() runtime.Object {
 	return &c
 }
 
-func (c *Controller) addPodInformer(kube kubernetes.Interface) error {
+// podGroups are the records of pod addresses (--pod-records=verified): a
+// group per "<ns>/<a-b-c-d>", the key pod/<ns>/<a-b-c-d>. Without
+// --pod-records=verified they have no records, and the owned keys left
+// under pod/ are deleted.
+type podGroups struct {
+	pods    cache.SharedIndexInformer // nil unless --pod-records=verified
+	index   *podIndex                 // the pods' addresses, kept by the pod informer's handler
+	prefix  string                    // "/skydns/local/cluster/pod/"
+	ttl     uint32
+	owner   string
+	changed func(groupKey, time.Time)
+}
+
+var _ recordGroup = (*podGroups)(nil)
+
+// newPodGroups adds the pod informer to set when verified is true. The
+// handler's registration must have synced too: it indexes the first list.
+func newPodGroups(kube kubernetes.Interface, set *informerSet, cfg Config, changed func(groupKey, time.Time)) (*podGroups, error) {
+	g := &podGroups{prefix: cfg.zone().ZoneKeyPrefix() + "pod/", ttl: cfg.TTL, owner: cfg.owner(), changed: changed}
+	if cfg.PodRecords != PodsVerified {
+		return g, nil
+	}
+	g.index = newPodIndex()
+	inf, reg, err := set.add(g.podSpec(kube))
+	if err != nil {
+		return nil, err
+	}
+	set.synced = append(set.synced, reg.HasSynced)
+	g.pods = inf
+	return g, nil
+}
+
+func (g *podGroups) podSpec(kube kubernetes.Interface) informerSpec {
 	pods := kube.CoreV1().Pods(metav1.NamespaceAll)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return informerSpec{
+		what:    "pod",
+		example: &corev1.Pod{},
+		list: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return listPods(ctx, pods, opts)
 		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		watch: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			opts.FieldSelector = podFieldSelector
 			return pods.Watch(ctx, opts)
 		},
+		transform: transformPod,
+		handler:   g.podHandler(),
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, &corev1.Pod{}, cache.SharedIndexInformerOptions{})
-	_ = inf.SetTransform(transformPod) // fails only once started
-	c.extra.podIx = newPodIndex()
-	reg, err := inf.AddEventHandler(c.podHandler())
-	if err != nil {
-		return fmt.Errorf("pod informer: %w", err)
-	}
-	c.extra.pods, c.extra.podsFed = inf, reg
-	return nil
 }
 
 // transformPod is the Pod informer's transform. A host-network pod and a
@@ -114,14 +141,14 @@ func podAddresses(p *podObject) []string {
 // podHandler indexes each pod's addresses and enqueues the addresses a pod
 // gains or loses. The initial list is only indexed: the first full
 // reconcile covers it.
-func (c *Controller) podHandler() cache.ResourceEventHandler {
-	ix := c.extra.podIx
+func (g *podGroups) podHandler() cache.ResourceEventHandler {
+	ix := g.index
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			if p, ok := obj.(*podObject); ok {
 				ix.add(p)
 				if !initial {
-					c.podsChanged(podAddresses(p))
+					g.podsChanged(podAddresses(p))
 				}
 			}
 		},
@@ -131,49 +158,82 @@ func (c *Controller) podHandler() cache.ResourceEventHandler {
 			if ok1 && ok2 && !slices.Equal(o.ips, n.ips) {
 				ix.remove(o)
 				ix.add(n)
-				c.podsChanged(append(podAddresses(o), podAddresses(n)...))
+				g.podsChanged(append(podAddresses(o), podAddresses(n)...))
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if p, ok := unwrapTombstone(obj).(*podObject); ok {
 				ix.remove(p)
-				c.podsChanged(podAddresses(p))
+				g.podsChanged(podAddresses(p))
 			}
 		},
 	}
 }
 
-func (c *Controller) podsChanged(addresses []string) {
+func (g *podGroups) podsChanged(addresses []string) {
 	for _, a := range addresses {
-		c.changed(podGroupPrefix+a, time.Time{})
+		g.changed(groupKey{kind: kindPod, name: a}, time.Time{})
 	}
 }
 
-// podKey returns the etcd key of "<ns>/<a-b-c-d>".
-func (c *Controller) podKey(address string) string {
-	return c.extra.podPrefix + address
+// key returns the etcd key of "<ns>/<a-b-c-d>".
+func (g *podGroups) key(address string) string {
+	return g.prefix + address
 }
 
-// podDesired returns the record of one pod address: there while any pod in
-// the namespace has the address.
-func (c *Controller) podDesired(key string) desired {
-	address := strings.TrimPrefix(key, podGroupPrefix)
-	if c.extra.pods == nil {
+// desired is the record of one pod address: there while any pod in the
+// namespace has the address.
+func (g *podGroups) desired(address string) desired {
+	if g.pods == nil {
 		return desired{}
 	}
 	_, label, _ := strings.Cut(address, "/")
-	store := c.extra.pods.GetStore()
-	for _, key := range c.extra.podIx.pods(address) {
+	store := g.pods.GetStore()
+	for _, key := range g.index.pods(address) {
 		obj, ok, err := store.GetByKey(key)
 		if err != nil || !ok {
 			continue
 		}
 		for _, ip := range obj.(*podObject).ips {
 			if records.DashedIP(ip) == label {
-				r := contract.Record{Host: ip.String(), TTL: c.cfg.TTL, Owner: c.owner}
-				return desired{forward: []records.Entry{{Key: c.podKey(address), Record: r}}}
+				r := contract.Record{Host: ip.String(), TTL: g.ttl, Owner: g.owner}
+				return desired{forward: []records.Entry{{Key: g.key(address), Record: r}}}
 			}
 		}
 	}
 	return desired{}
+}
+
+// addresses returns every indexed pod address, sorted; none without
+// --pod-records=verified.
+func (g *podGroups) addresses() []string {
+	if g.pods == nil {
+		return nil
+	}
+	out := g.index.addresses()
+	slices.Sort(out)
+	return out
+}
+
+// scope is the address's key, and anything under it.
+func (g *podGroups) scope(address string) keyScope {
+	k := g.key(address)
+	return keyScope{prefixes: []string{k + "/"}, keys: []string{k}}
+}
+
+func (g *podGroups) prefixes() []string { return []string{g.prefix} }
+
+// groupOfKey returns the address of a key under pod/; a key that names no
+// address is the zone group's.
+func (g *podGroups) groupOfKey(key string) (groupKey, bool) {
+	rest, ok := strings.CutPrefix(key, g.prefix)
+	if !ok {
+		return groupKey{}, false
+	}
+	ns, rest, _ := strings.Cut(rest, "/")
+	label, _, _ := strings.Cut(rest, "/")
+	if ns != "" && label != "" {
+		return groupKey{kind: kindPod, name: ns + "/" + label}, true
+	}
+	return groupKey{}, true
 }

@@ -2,135 +2,125 @@ package kube2sky
 
 import (
 	"slices"
-	"strings"
 	"sync"
 )
 
-// ptrIndex knows which Services claim which PTR keys and decides who writes
-// each: the claimant whose "namespace/name" sorts first. It also remembers,
-// per Service, the PTR keys it last wrote ("held"), so a Service that stops
+// ptrIndex knows which groups (Services, the hosts) claim which PTR keys
+// and decides who writes each: the claimant whose key sorts first (a
+// Service before the hosts, then by "namespace/name"). It also remembers,
+// per group, the PTR keys it last wrote ("held"), so a group that stops
 // claiming a key still looks at it and deletes it.
 type ptrIndex struct {
 	mu      sync.Mutex
-	claims  map[string][]string // PTR key -> claiming Services, sorted
-	byClaim map[string][]string // Service -> PTR keys it claims
-	held    map[string][]string // Service -> PTR keys it is responsible for
+	claims  map[string][]groupKey // PTR key -> claiming groups, sorted
+	byClaim map[groupKey][]string // group -> PTR keys it claims
+	held    map[groupKey][]string // group -> PTR keys it is responsible for
 }
 
 func newPTRIndex() *ptrIndex {
-	return &ptrIndex{claims: map[string][]string{}, byClaim: map[string][]string{}, held: map[string][]string{}}
+	return &ptrIndex{claims: map[string][]groupKey{}, byClaim: map[groupKey][]string{}, held: map[groupKey][]string{}}
 }
 
-// set replaces a Service's claims. It returns the other Services that
+// set replaces a group's claims. It returns the other groups that
 // became the winner of a key because of the change; they must be
 // reconciled to write it.
-func (ix *ptrIndex) set(svc string, keys []string) (handoff []string) {
+func (ix *ptrIndex) set(group groupKey, keys []string) (handoff []groupKey) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	old := ix.byClaim[svc]
+	old := ix.byClaim[group]
 	for _, k := range old {
 		before := ix.winnerLocked(k)
-		ix.claims[k] = remove(ix.claims[k], svc)
+		ix.claims[k] = remove(ix.claims[k], group)
 		if len(ix.claims[k]) == 0 {
 			delete(ix.claims, k)
 		}
-		if after := ix.winnerLocked(k); after != before && after != "" {
+		if after := ix.winnerLocked(k); after != before && after != (groupKey{}) {
 			handoff = append(handoff, after)
 		}
 	}
 	for _, k := range keys {
-		ix.claims[k] = insert(ix.claims[k], svc)
+		ix.claims[k] = insert(ix.claims[k], group)
 	}
 	if len(keys) == 0 {
-		delete(ix.byClaim, svc)
+		delete(ix.byClaim, group)
 	} else {
-		ix.byClaim[svc] = keys
+		ix.byClaim[group] = keys
 	}
 	return handoff
 }
 
 // reset replaces every claim at once (a full reconcile) and forgets what
 // was held.
-func (ix *ptrIndex) reset(claims map[string][]string) {
+func (ix *ptrIndex) reset(claims map[groupKey][]string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.claims = map[string][]string{}
-	ix.byClaim = map[string][]string{}
-	ix.held = map[string][]string{}
-	for svc, keys := range claims {
+	ix.claims = map[string][]groupKey{}
+	ix.byClaim = map[groupKey][]string{}
+	ix.held = map[groupKey][]string{}
+	for group, keys := range claims {
 		if len(keys) == 0 {
 			continue
 		}
-		ix.byClaim[svc] = keys
+		ix.byClaim[group] = keys
 		for _, k := range keys {
-			ix.claims[k] = insert(ix.claims[k], svc)
+			ix.claims[k] = insert(ix.claims[k], group)
 		}
 	}
 }
 
-// winner returns the Service that writes key, "" when nobody claims it.
-func (ix *ptrIndex) winner(key string) string {
+// winner returns the group that writes key, the zero key when nobody
+// claims it.
+func (ix *ptrIndex) winner(key string) groupKey {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	return ix.winnerLocked(key)
 }
 
-func (ix *ptrIndex) winnerLocked(key string) string {
+func (ix *ptrIndex) winnerLocked(key string) groupKey {
 	if c := ix.claims[key]; len(c) > 0 {
 		return c[0]
 	}
-	return ""
+	return groupKey{}
 }
 
 // responsible returns the PTR keys a Service must read: its claims and the
 // keys it held.
-func (ix *ptrIndex) responsible(svc string) []string {
+func (ix *ptrIndex) responsible(group groupKey) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	keys := slices.Concat(ix.byClaim[svc], ix.held[svc])
+	keys := slices.Concat(ix.byClaim[group], ix.held[group])
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
 
 // hold records the PTR keys a Service is responsible for after a
 // successful write; extra keys add to its claims (keys it must still clean).
-func (ix *ptrIndex) hold(svc string, extra []string) {
+func (ix *ptrIndex) hold(group groupKey, extra []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	keys := ix.byClaim[svc] // shared: claims are replaced, never changed in place
+	keys := ix.byClaim[group] // shared: claims are replaced, never changed in place
 	if len(extra) > 0 {
 		keys = slices.Concat(keys, extra)
 	}
 	if len(keys) == 0 {
-		delete(ix.held, svc)
+		delete(ix.held, group)
 		return
 	}
-	ix.held[svc] = keys
+	ix.held[group] = keys
 }
 
-func insert(sorted []string, s string) []string {
-	i, found := slices.BinarySearch(sorted, s)
+func insert(sorted []groupKey, k groupKey) []groupKey {
+	i, found := slices.BinarySearchFunc(sorted, k, groupKey.compare)
 	if found {
 		return sorted
 	}
-	return slices.Insert(sorted, i, s)
+	return slices.Insert(sorted, i, k)
 }
 
-func remove(sorted []string, s string) []string {
-	i, found := slices.BinarySearch(sorted, s)
+func remove(sorted []groupKey, k groupKey) []groupKey {
+	i, found := slices.BinarySearchFunc(sorted, k, groupKey.compare)
 	if !found {
 		return sorted
 	}
 	return slices.Delete(sorted, i, i+1)
-}
-
-// serviceKey joins a namespace and a name into a queue key.
-func serviceKey(namespace, name string) string {
-	return namespace + "/" + name
-}
-
-// splitServiceKey is serviceKey's inverse.
-func splitServiceKey(key string) (namespace, name string) {
-	namespace, name, _ = strings.Cut(key, "/")
-	return namespace, name
 }

@@ -34,8 +34,8 @@ func TestAResyncOfAnUnchangedClusterWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	reconciles := value(r.metrics.reconcileDuration.WithLabelValues("service").(prometheusMetric))
-	r.queue.Add("default/web")
-	r.queue.Add("default/db")
+	r.queue.Add(serviceKey("default", "web"))
+	r.queue.Add(serviceKey("default", "db"))
 	h.eventually("both Services reconciled again", func() error {
 		if got := value(r.metrics.reconcileDuration.WithLabelValues("service").(prometheusMetric)); got < reconciles+2 {
 			return errorf("%v service reconciles", got-reconciles)

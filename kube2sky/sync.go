@@ -2,71 +2,11 @@ package kube2sky
 
 import (
 	"time"
-
-	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
-// desired is what one Service should have in etcd.
-type desired struct {
-	forward []records.Entry // under the Service's subtree
-	ptr     []records.Entry // PTR claims; written only where the Service wins
-	hold    bool            // leave the group's keys as etcd has them
-}
-
-// desiredOf builds a Service's records from the cache; a Service that is
-// gone has none. Problems are logged once.
-func (c *Controller) desiredOf(key string) desired {
-	if d, ok := c.extraDesired(key); ok {
-		return d
-	}
-	svc, ok := c.service(key)
-	if !ok {
-		c.problems.report(key, nil)
-		return desired{}
-	}
-	return c.build(key, svc)
-}
-
-func (c *Controller) build(key string, svc *records.Service) desired {
-	var slices []records.EndpointSlice
-	if svc.Headless() {
-		slices = c.slicesOf(key)
-	}
-	entries, problems := records.Build(c.zone, *svc, slices)
-	c.problems.report(key, problems)
-	return c.desiredFrom(entries)
-}
-
-// desiredFrom splits entries into forward records and PTR claims.
-func (c *Controller) desiredFrom(entries []records.Entry) desired {
-	reverse := 0
-	for _, e := range entries {
-		if c.zone.IsReverseKey(e.Key) {
-			reverse++
-		}
-	}
-	d := desired{forward: make([]records.Entry, 0, len(entries)-reverse), ptr: make([]records.Entry, 0, reverse)}
-	for _, e := range entries {
-		if c.zone.IsReverseKey(e.Key) {
-			d.ptr = append(d.ptr, e)
-		} else {
-			d.forward = append(d.forward, e)
-		}
-	}
-	return d
-}
-
-func entryKeys(entries []records.Entry) []string {
-	keys := make([]string, len(entries))
-	for i, e := range entries {
-		keys[i] = e.Key
-	}
-	return keys
-}
-
-// syncService reconciles one Service: it reads the Service's subtree and
-// the PTR keys it claims or held, and writes the difference.
-func (c *Controller) syncService(t *term, key string) (err error) {
+// syncGroup reconciles one group: it reads the group's scope and the PTR
+// keys it claims or held, and writes the difference.
+func (c *Controller) syncGroup(t *term, key groupKey) (err error) {
 	c.fullMu.RLock()
 	defer c.fullMu.RUnlock()
 	start := time.Now()
@@ -97,10 +37,10 @@ func (c *Controller) syncService(t *term, key string) (err error) {
 	return nil
 }
 
-// winningPTRs returns a Service's desired keys: its forward records and the
-// PTRs it wins. PTR keys won by another Service are dropped from cur, so
+// winningPTRs returns a group's desired keys: its forward records and the
+// PTRs it wins. PTR keys won by another group are dropped from cur, so
 // they are left to the winner.
-func (c *Controller) winningPTRs(key string, d desired, cur current) []desiredKV {
+func (c *Controller) winningPTRs(key groupKey, d desired, cur current) []desiredKV {
 	want := encodeEntries(d.forward)
 	for _, e := range d.ptr {
 		if c.ptrs.winner(e.Key) == key {
@@ -109,7 +49,7 @@ func (c *Controller) winningPTRs(key string, d desired, cur current) []desiredKV
 	}
 	for k := range cur {
 		if c.zone.IsReverseKey(k) {
-			if w := c.ptrs.winner(k); w != "" && w != key {
+			if w := c.ptrs.winner(k); w != (groupKey{}) && w != key {
 				delete(cur, k)
 			}
 		}
@@ -117,9 +57,9 @@ func (c *Controller) winningPTRs(key string, d desired, cur current) []desiredKV
 	return want
 }
 
-// apply commits one Service's changes; it reports whether anything was
+// apply commits one group's changes; it reports whether anything was
 // written.
-func (c *Controller) apply(t *term, key string, p planResult) (bool, error) {
+func (c *Controller) apply(t *term, key groupKey, p planResult) (bool, error) {
 	if p.foreign > 0 {
 		c.metrics.foreignKeys.Add(float64(p.foreign))
 		c.log.Warn("records owned by someone else are in the way; left alone", "service", key, "keys", p.foreign)

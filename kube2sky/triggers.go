@@ -5,17 +5,17 @@ import (
 	"time"
 )
 
-// triggers remembers, per Service, the earliest change not yet written to
+// triggers remembers, per group, the earliest change not yet written to
 // etcd, for the DNS programming latency.
 type triggers struct {
 	mu      sync.Mutex
-	pending map[string]time.Time
+	pending map[groupKey]time.Time
 }
 
-func newTriggers() *triggers { return &triggers{pending: map[string]time.Time{}} }
+func newTriggers() *triggers { return &triggers{pending: map[groupKey]time.Time{}} }
 
 // add records a change at t, keeping the earliest pending one.
-func (tr *triggers) add(key string, t time.Time) {
+func (tr *triggers) add(key groupKey, t time.Time) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if old, ok := tr.pending[key]; !ok || t.Before(old) {
@@ -24,7 +24,7 @@ func (tr *triggers) add(key string, t time.Time) {
 }
 
 // take removes and returns the pending change time (zero when none).
-func (tr *triggers) take(key string) time.Time {
+func (tr *triggers) take(key groupKey) time.Time {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	t := tr.pending[key]

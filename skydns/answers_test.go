@@ -10,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/version"
 )
 
@@ -28,7 +29,7 @@ func TestApexNSResolvesOverUDPAndTCP(t *testing.T) {
 	waitRevision(t, d, put(t, etcd, "web.default.svc.cluster.local.", "a1", `{"host":"10.96.0.1"}`))
 	for _, proto := range []string{"udp", "tcp"} {
 		t.Run("over "+proto+" the apex NS has the DNS Service's address as glue", func(t *testing.T) {
-			resp := ask(t, proto, d.DNSAddr(), "cluster.local.", dns.TypeNS)
+			resp := dnstest.Ask(t, proto, d.DNSAddr(), "cluster.local.", dns.TypeNS)
 			if msg := answerIs(resp, dns.RcodeSuccess, "ns.dns.cluster.local."); msg != "" {
 				t.Fatal(msg)
 			}
@@ -37,7 +38,7 @@ func TestApexNSResolvesOverUDPAndTCP(t *testing.T) {
 			}
 		})
 		t.Run("over "+proto+" the NS target answers its address", func(t *testing.T) {
-			if msg := answerIs(ask(t, proto, d.DNSAddr(), "ns.dns.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+			if msg := answerIs(dnstest.Ask(t, proto, d.DNSAddr(), "ns.dns.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 				t.Fatal(msg)
 			}
 		})
@@ -82,7 +83,7 @@ func TestExistingNamesAreNeverDenied(t *testing.T) {
 	for _, tc := range cases {
 		for _, proto := range []string{"udp", "tcp"} {
 			t.Run(tc.name+" over "+proto, func(t *testing.T) {
-				if msg := answerIs(ask(t, proto, d.DNSAddr(), tc.qname, dns.TypeA), dns.RcodeSuccess, want[tc.qname]...); msg != "" {
+				if msg := answerIs(dnstest.Ask(t, proto, d.DNSAddr(), tc.qname, dns.TypeA), dns.RcodeSuccess, want[tc.qname]...); msg != "" {
 					t.Fatal(msg)
 				}
 			})
@@ -99,14 +100,14 @@ func TestDuplicateRecordsAnswerOnce(t *testing.T) {
 	waitRevision(t, d, put(t, etcd, "api.default.svc.cluster.local.", "e2", `{"host":"10.244.0.7"}`))
 	for _, proto := range []string{"udp", "tcp"} {
 		t.Run("over "+proto+" two identical SRV keys answer once, weighed over what is left", func(t *testing.T) {
-			resp := ask(t, proto, d.DNSAddr(), "_http._tcp.api.default.svc.cluster.local.", dns.TypeSRV)
+			resp := dnstest.Ask(t, proto, d.DNSAddr(), "_http._tcp.api.default.svc.cluster.local.", dns.TypeSRV)
 			if msg := answerIs(resp, dns.RcodeSuccess, "10 50 80 api.example.net.", "10 50 80 api2.example.net."); msg != "" {
 				t.Fatal(msg)
 			}
 		})
 		t.Run("over "+proto+" two identical address keys answer once", func(t *testing.T) {
 			for range 2 { // the second UDP query is a fast-path hit
-				if msg := answerIs(ask(t, proto, d.DNSAddr(), "api.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.244.0.7"); msg != "" {
+				if msg := answerIs(dnstest.Ask(t, proto, d.DNSAddr(), "api.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.244.0.7"); msg != "" {
 					t.Fatal(msg)
 				}
 			}
@@ -152,11 +153,7 @@ func askClass(t *testing.T, proto, addr, name string, qtype, qclass uint16) *dns
 	t.Helper()
 	m := new(dns.Msg).SetQuestion(name, qtype)
 	m.Question[0].Qclass = qclass
-	resp, err := exchange(proto, addr, m)
-	if err != nil {
-		t.Fatalf("%s query %s %s: %v", proto, name, dns.TypeToString[qtype], err)
-	}
-	return resp
+	return dnstest.Exchange(t, proto, addr, m)
 }
 
 // firstAddresses asks for name n times and returns the first address of
@@ -165,7 +162,7 @@ func firstAddresses(t *testing.T, proto, addr, name string, n int, want ...strin
 	t.Helper()
 	var firsts []string
 	for range n {
-		resp := ask(t, proto, addr, name, dns.TypeA)
+		resp := dnstest.Ask(t, proto, addr, name, dns.TypeA)
 		if msg := answerIs(resp, dns.RcodeSuccess, want...); msg != "" {
 			t.Fatal(msg)
 		}
@@ -207,7 +204,7 @@ func TestRotation(t *testing.T) {
 		fastBefore := d.metrics.answers.Totals().FastAnswers
 		var firsts []string
 		for range 6 {
-			resp := ask(t, "udp", d.DNSAddr(), "_pg._tcp.db.default.svc.cluster.local.", dns.TypeSRV)
+			resp := dnstest.Ask(t, "udp", d.DNSAddr(), "_pg._tcp.db.default.svc.cluster.local.", dns.TypeSRV)
 			if len(resp.Answer) != 3 || len(resp.Extra) < 3 {
 				t.Fatalf("answer %v additional %v: want three SRV records and their glue", resp.Answer, resp.Extra)
 			}

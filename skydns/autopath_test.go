@@ -7,6 +7,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -52,7 +53,7 @@ func TestAutopath(t *testing.T) {
 		for _, proto := range []string{"udp", "tcp"} {
 			t.Run(tc.name+" over "+proto, func(t *testing.T) {
 				for range 2 { // over UDP the second query would be the fast path's
-					if msg := answerIs(ask(t, proto, d.DNSAddr(), tc.qname, dns.TypeA), tc.rcode, tc.want...); msg != "" {
+					if msg := answerIs(dnstest.Ask(t, proto, d.DNSAddr(), tc.qname, dns.TypeA), tc.rcode, tc.want...); msg != "" {
 						t.Fatal(msg)
 					}
 				}
@@ -63,7 +64,7 @@ func TestAutopath(t *testing.T) {
 
 func TestWithoutAutopathSearchNamesAreNXDOMAIN(t *testing.T) {
 	d := startSearchPathCluster(t, false)
-	if msg := answerIs(ask(t, "udp", d.DNSAddr(), "web.other.shop.svc.cluster.local.", dns.TypeA), dns.RcodeNameError); msg != "" {
+	if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "web.other.shop.svc.cluster.local.", dns.TypeA), dns.RcodeNameError); msg != "" {
 		t.Fatal(msg)
 	}
 }
@@ -98,11 +99,8 @@ func (c *searchClient) lookup(tb testing.TB, name string) bool {
 		found := false
 		for _, qtype := range []uint16{dns.TypeA, dns.TypeAAAA} {
 			m := new(dns.Msg).SetQuestion(try, qtype)
-			resp, err := exchange("udp", c.addr, m)
+			resp := dnstest.Exchange(tb, "udp", c.addr, m)
 			c.queries++
-			if err != nil {
-				tb.Fatalf("%s: %v", try, err)
-			}
 			found = found || (resp.Rcode == dns.RcodeSuccess && len(resp.Answer) > 0)
 		}
 		if found {

@@ -92,18 +92,32 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	if err := d.connectEtcd(); err != nil {
 		return nil, err
 	}
-	d.mirror = NewMirror(cfg.Prefix, nil, logger.With("component", "mirror"))
-	d.metrics = d.mirror.metrics
+	d.metrics = NewMetrics(d.staleSeconds)
 	forwarder, err := d.forwarder()
 	if err != nil {
 		return nil, err
 	}
-	d.mirror.onSnapshot = d.notifyOnChange(res, snapshotHook(cfg, forwarder))
-	if err := d.serve(res, forwarder); err != nil {
+	changes := d.fastPathChanges()
+	d.mirror = NewMirror(cfg.Prefix, d.metrics, logger.With("component", "mirror"))
+	d.mirror.setHooks(recordChanges(changes, cfg.Prefix), d.notifyOnChange(res, snapshotHook(cfg, forwarder)))
+	if err := d.serve(res, forwarder, changes); err != nil {
 		return nil, err
 	}
 	d.startLoop()
 	return d, nil
+}
+
+// staleSeconds is the mirror's StaleSeconds, for the metrics, which are
+// made before the mirror.
+func (d *Daemon) staleSeconds() float64 { return d.mirror.StaleSeconds() }
+
+// fastPathChanges is the log of what each snapshot changed that the fast
+// path's caches read; nil without --fast-path.
+func (d *Daemon) fastPathChanges() *fastpath.Changes {
+	if !d.cfg.FastPath {
+		return nil
+	}
+	return fastpath.NewChanges()
 }
 
 // connectEtcd starts the embedded etcd if no endpoints are configured, and
@@ -185,7 +199,7 @@ func (d *Daemon) notifyOnChange(res *resolver.Resolver, hook func(*snapshot.Snap
 	}
 	targets, _ := transfer.ParseTargets(d.cfg.Notify) // checked by Validate
 	n := transfer.NewNotifier(targets, res.Zones(), transfer.DefaultNotifyInterval, d.logger.With("component", "notify"))
-	n.Observe = func(result string) { d.metrics.notifies.WithLabelValues(result).Inc() }
+	n.Observe = d.metrics.observeNotify
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); n.Run(ctx) }()
@@ -204,21 +218,22 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 	}
 	acl, _ := transfer.ParseACL(d.cfg.TransferTo) // checked by Validate
 	s := &transfer.Server{Resolver: res, Snapshot: d.mirror.Snapshot, ACL: acl, Logger: d.logger.With("component", "transfer"),
-		Observe: func(result string) { d.metrics.transfers.WithLabelValues(result).Inc() }}
+		Observe: d.metrics.observeTransfer}
 	return s.Transfer
 }
 
-// serve starts the DNS and HTTP servers.
-func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
-	a := &answerer{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
+// serve starts the DNS and HTTP servers; with changes, the fast path
+// serves too.
+func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) error {
 	cfg := dnsserver.Config{
-		Addr:       d.cfg.DNSAddr,
-		Answerer:   a,
+		Addr: d.cfg.DNSAddr,
+		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
+			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
 		FastStats:  d.metrics.startAnswers(res),
 		Observe:    d.observer(),
-		Invalid:    func(error) { d.metrics.malformedPackets.Inc() },
+		Invalid:    func(error) { d.metrics.observeMalformedPacket() },
 		Panicked:   d.panicked,
 		Logger:     d.logger.With("component", "dns"),
 		Transfer:   d.transferServer(res),
@@ -228,13 +243,12 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder) error {
 		return err
 	}
 	d.cfg.TCP.apply(&cfg)
-	if d.cfg.FastPath {
-		cfg.FastPath = &wireAnswers{answerer: a, maxUDPSize: cfg.MaxUDPSize}
+	if changes != nil {
+		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
+		cfg.FastPathChanges = changes
 		if qlog := d.queryLog(); qlog != nil {
 			cfg.FastLog = qlog.Wire
 		}
-		cfg.FastPathChanges = fastpath.NewChanges()
-		d.mirror.beforePublish = recordChanges(cfg.FastPathChanges, d.cfg.Prefix)
 	}
 	srv, err := dnsserver.Start(cfg)
 	if err != nil {
@@ -278,7 +292,7 @@ func (d *Daemon) observer() func(dnsserver.Exchange) {
 // panicked logs and counts a panic that answering one query caused; the
 // query was answered SERVFAIL and the server goes on.
 func (d *Daemon) panicked(path string, packet []byte, value any) {
-	d.metrics.panics.WithLabelValues(path).Inc()
+	d.metrics.observePanic(path)
 	d.logger.Error("a query caused a panic: answered SERVFAIL", "path", path, "packet", hex.EncodeToString(packet),
 		"panic", fmt.Sprint(value), "stack", string(debug.Stack()))
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/poll"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -26,24 +28,24 @@ func TestAnswersFollowEtcd(t *testing.T) {
 		t.Run("a put is answered over "+proto, func(t *testing.T) {
 			put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 			polltest.NoComplaint(t, "answer after put", func() string {
-				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+				return answerIs(dnstest.Ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 			})
 		})
 		t.Run("a changed value is answered over "+proto, func(t *testing.T) {
 			put(t, etcd, web, "a1", `{"host":"10.96.0.11"}`)
 			polltest.NoComplaint(t, "answer after change", func() string {
-				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.11")
+				return answerIs(dnstest.Ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.11")
 			})
 		})
 		t.Run("a delete is answered over "+proto, func(t *testing.T) {
 			etcd.Delete(t, contract.Key(contract.DefaultPrefix, web)+"/a1")
 			polltest.NoComplaint(t, "answer after delete", func() string {
-				return answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeNameError)
+				return answerIs(dnstest.Ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeNameError)
 			})
 		})
 	}
 	t.Run("a name outside the zones is refused", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeRefused); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeRefused); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -63,7 +65,7 @@ func TestTxnIsNeverSeenHalfApplied(t *testing.T) {
 	}
 	commit(t, etcd, old)
 	polltest.NoComplaint(t, "old set served", func() string {
-		if got := len(ask(t, "tcp", d.DNSAddr(), batch, dns.TypeA).Answer); got != n {
+		if got := len(dnstest.Ask(t, "tcp", d.DNSAddr(), batch, dns.TypeA).Answer); got != n {
 			return fmt.Sprintf("%d answers", got)
 		}
 		return ""
@@ -91,25 +93,29 @@ func commit(t *testing.T, etcd *etcdtest.Server, ops []clientv3.Op) {
 	}
 }
 
-// readUntilNewSet queries name over TCP until it has seen the new set 20
-// times; it returns "" or a description of the first mixed answer.
+// readUntilNewSet queries name over TCP, one query right after the other,
+// until it has seen the new set 20 times; it returns "" or a description
+// of the first mixed answer.
 func readUntilNewSet(addr, name string, n int) string {
-	deadline := time.Now().Add(15 * time.Second)
-	for newSeen, queries := 0, 0; newSeen < 20; queries++ {
-		if time.Now().After(deadline) {
-			return fmt.Sprintf("the new set was not served within 15s (%d queries)", queries)
-		}
-		resp, err := exchange("tcp", addr, new(dns.Msg).SetQuestion(name, dns.TypeA))
+	newSeen, queries := 0, 0
+	err := poll.Every(context.Background(), 15*time.Second, 0, func(context.Context) error {
+		resp, err := dnstest.Send("tcp", addr, new(dns.Msg).SetQuestion(name, dns.TypeA))
 		if err != nil {
-			return err.Error()
+			return poll.Permanent(err)
 		}
-		set, ok := oneSet(resp, n)
-		if !ok {
-			return fmt.Sprintf("query %d saw a half-applied transaction: %s", queries, strings.Join(answerData(resp), " "))
-		}
-		if set == "10.2.0." {
+		if set, ok := oneSet(resp, n); !ok {
+			return poll.Permanent(fmt.Errorf("query %d saw a half-applied transaction: %s", queries, strings.Join(answerData(resp), " ")))
+		} else if set == "10.2.0." {
 			newSeen++
 		}
+		queries++
+		if newSeen < 20 {
+			return fmt.Errorf("the new set served %d times in %d queries", newSeen, queries)
+		}
+		return nil
+	})
+	if err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -142,7 +148,7 @@ func TestEtcdOutage(t *testing.T) {
 	url := etcd.ClientURL()
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	polltest.NoComplaint(t, "answer before the outage", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 
 	etcd.Stop()
@@ -171,7 +177,7 @@ func TestEtcdOutage(t *testing.T) {
 	})
 	t.Run("known names are still answered while etcd is away", func(t *testing.T) {
 		for _, proto := range []string{"udp", "tcp"} {
-			if msg := answerIs(ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+			if msg := answerIs(dnstest.Ask(t, proto, d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 				t.Fatalf("%s: %s", proto, msg)
 			}
 		}
@@ -186,7 +192,7 @@ func TestEtcdOutage(t *testing.T) {
 	t.Run("changes made after etcd is back are served", func(t *testing.T) {
 		put(t, etcd, web, "a2", `{"host":"10.96.0.12"}`)
 		polltest.NoComplaint(t, "answer after the outage", func() string {
-			return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10", "10.96.0.12")
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10", "10.96.0.12")
 		})
 	})
 	t.Run("the staleness metric falls back once etcd is back", func(t *testing.T) {
@@ -206,7 +212,7 @@ func TestMalformedValuesAreSkipped(t *testing.T) {
 	put(t, etcd, "bad.default.svc.cluster.local.", "x", `{"host":`)
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	polltest.NoComplaint(t, "good name served next to a bad one", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 	t.Run("the bad value is counted once", func(t *testing.T) {
 		if v := metric(t, d, "skydns_malformed_values_total"); v != 1 {
@@ -217,7 +223,7 @@ func TestMalformedValuesAreSkipped(t *testing.T) {
 		}
 	})
 	t.Run("the bad name has no answer", func(t *testing.T) {
-		resp := ask(t, "udp", d.DNSAddr(), "bad.default.svc.cluster.local.", dns.TypeA)
+		resp := dnstest.Ask(t, "udp", d.DNSAddr(), "bad.default.svc.cluster.local.", dns.TypeA)
 		if len(resp.Answer) != 0 {
 			t.Fatalf("got %v for a malformed record, want no answer", resp.Answer)
 		}
@@ -225,7 +231,7 @@ func TestMalformedValuesAreSkipped(t *testing.T) {
 	t.Run("fixing the value clears the gauge but not the total", func(t *testing.T) {
 		put(t, etcd, "bad.default.svc.cluster.local.", "x", `{"host":"10.96.0.99"}`)
 		polltest.NoComplaint(t, "fixed name served", func() string {
-			return answerIs(ask(t, "udp", d.DNSAddr(), "bad.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.99")
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "bad.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.99")
 		})
 		if now, total := metric(t, d, "skydns_malformed_values"), metric(t, d, "skydns_malformed_values_total"); now != 0 || total != 1 {
 			t.Fatalf("malformed gauge %v total %v, want 0 and 1", now, total)

@@ -5,9 +5,21 @@
 //
 // # Data flow
 //
-//	etcd ─ListWatcher─▶ Mirror.apply ─snapshot.Apply─▶ atomic snapshot ◀─ Answerer ◀─ dnsserver
-//	                        │                                               │
-//	                        └─ state, metrics ─▶ /readyz, /metrics          └─ Forwarder (names outside the zones)
+//	etcd ─ListWatcher─▶ Mirror.apply ─snapshot.Apply─▶ atomic snapshot ◀─ router ◀─ dnsserver
+//	                        │                              ▲              └─ Forwarder (names outside the zones)
+//	                        │                              └─ cacheFiller ◀─ fastpath (a cache miss)
+//	                        └─ state, metrics ─▶ /readyz, /metrics
+//
+// The ordinary path: dnsserver calls its Responder, the router, which
+// matches the question's zone once (resolver.Match) and sends it to the
+// resolver over the newest snapshot (resolver.ResolveIn) or to the
+// Forwarder. ResolveIn also names the external target an answer's CNAME
+// chain ends on, which the router has the forwarder resolve
+// (ExternalResolver). A fast path cache miss is one straight chain:
+// fastpath.Cache asks its Source, the cacheFiller, which matches the zone,
+// resolves in the snapshot whose revision is the answer's version, fits
+// the response to the UDP size (dnsserver.Fit) and packs it; answers with
+// an external target stay on the ordinary path.
 //
 // Queries never touch etcd: every answer is computed by the pure resolver
 // from the snapshot published for one etcd revision. While etcd is away the

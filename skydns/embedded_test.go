@@ -13,6 +13,7 @@ import (
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -31,7 +32,7 @@ func TestEmbeddedEtcd(t *testing.T) {
 			t.Fatal(err)
 		}
 		polltest.NoComplaint(t, "answer", func() string {
-			return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 		})
 	})
 	t.Run("stopping the daemon stops the embedded etcd and frees its data dir", func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
 
-// benchQueries are packed A queries for the 10k services of benchAnswers,
+// benchQueries are packed A queries for the 10k services of benchPaths,
 // in mixed case, with EDNS.
 func benchQueries(b *testing.B) [][]byte {
 	b.Helper()
@@ -30,8 +30,9 @@ func benchQueries(b *testing.B) [][]byte {
 	return out
 }
 
-// benchAnswers is wireAnswers over a snapshot of 10k ClusterIP services.
-func benchAnswers(b *testing.B) *wireAnswers {
+// benchPaths are the ordinary path (router) and the fast path's Source
+// (cacheFiller) over a snapshot of 10k ClusterIP services.
+func benchPaths(b *testing.B) (*router, *cacheFiller) {
 	b.Helper()
 	res, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}})
 	if err != nil {
@@ -39,21 +40,23 @@ func benchAnswers(b *testing.B) *wireAnswers {
 	}
 	m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
 	m.apply(snapshottest.Cluster(contract.DefaultPrefix, 10_000))
-	return &wireAnswers{answerer: &answerer{resolver: res, mirror: m, forwarder: Refuse}, maxUDPSize: dnsserver.DefaultMaxUDPSize}
+	return &router{resolver: res, mirror: m, forwarder: Refuse},
+		&cacheFiller{resolver: res, mirror: m, maxUDPSize: dnsserver.DefaultMaxUDPSize}
 }
 
 // BenchmarkFastPath answers A queries for 10k services from a warm cache
 // (hit) and from one emptied every round (miss: the ordinary path runs
 // once per name and its answer is kept).
 func BenchmarkFastPath(b *testing.B) {
-	w, queries := benchAnswers(b), benchQueries(b)
+	_, filler := benchPaths(b)
+	queries := benchQueries(b)
 	out := make([]byte, 0, dnsserver.DefaultMaxUDPSize)
 	for _, bc := range []struct {
 		name    string
 		entries int
 	}{{"hit", len(queries)}, {"miss", 1}} {
 		b.Run(bc.name, func(b *testing.B) {
-			c := fastpath.NewCache(fastpath.CacheConfig{Answers: w, MaxUDPSize: dnsserver.DefaultMaxUDPSize,
+			c := fastpath.NewCache(fastpath.CacheConfig{Source: filler, MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 				MaxEntries: bc.entries, Stats: fastpath.NewStats().NewShard(true)})
 			for _, q := range queries {
 				c.Reply(out, q)
@@ -73,7 +76,8 @@ func BenchmarkFastPath(b *testing.B) {
 // BenchmarkOrdinaryPath is the ordinary path for the same queries: unpack,
 // answer, EDNS and truncation, pack.
 func BenchmarkOrdinaryPath(b *testing.B) {
-	w, queries := benchAnswers(b), benchQueries(b)
+	router, _ := benchPaths(b)
+	queries := benchQueries(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -81,7 +85,7 @@ func BenchmarkOrdinaryPath(b *testing.B) {
 		if err := req.Unpack(queries[i%len(queries)]); err != nil {
 			b.Fatal(err)
 		}
-		resp := dnsserver.Reply(b.Context(), w.answerer, dnsserver.Query{Msg: req, Proto: "udp"}, w.maxUDPSize)
+		resp := dnsserver.Reply(b.Context(), router, dnsserver.Query{Msg: req, Proto: "udp"}, dnsserver.DefaultMaxUDPSize)
 		if _, err := resp.Pack(); err != nil {
 			b.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 )
 
 // The differential fuzz test: for every query the fast path answers, its
-// bytes are the ordinary path's bytes (answerer, EDNS, truncation, packed)
+// bytes are the ordinary path's bytes (router, EDNS, truncation, packed)
 // for the same query with its name in lower case, with the question's
 // letter case as asked; and the message is the ordinary path's answer to
 // the query as asked, record for record, ignoring the case of names (the
@@ -145,17 +145,18 @@ func mixCase(name string, bits uint64) string {
 	return string(b)
 }
 
-// chaseAll is a forwarder that may chase for every client: answers whose
-// CNAME leaves the zones then depend on the query's RD bit.
-type chaseAll struct{}
+// externalForAll is a forwarder that resolves external targets for every
+// client: answers whose CNAME leaves the zones then depend on the query's
+// RD bit.
+type externalForAll struct{}
 
-func (chaseAll) Forward(_ context.Context, q dnsserver.Query) *dns.Msg {
+func (externalForAll) Forward(_ context.Context, q dnsserver.Query) *dns.Msg {
 	return new(dns.Msg).SetRcode(q.Msg, dns.RcodeRefused)
 }
 
-func (chaseAll) RecursionAllowed(netip.Addr) bool { return true }
+func (externalForAll) RecursionAllowed(netip.Addr) bool { return true }
 
-func (chaseAll) Chase(_ context.Context, target string, _ uint16) ([]dns.RR, int) {
+func (externalForAll) ResolveExternal(_ context.Context, target string, _ uint16) ([]dns.RR, int) {
 	rr, _ := dns.NewRR(target + " 60 IN A 192.0.2.1")
 	return []dns.RR{rr}, dns.RcodeSuccess
 }
@@ -163,8 +164,8 @@ func (chaseAll) Chase(_ context.Context, target string, _ uint16) ([]dns.RR, int
 // differential is the two paths over one snapshot.
 type differential struct {
 	mu     sync.Mutex // the cache belongs to one goroutine at a time
-	ans    *answerer
-	wire   *wireAnswers
+	router *router
+	filler *cacheFiller
 	cache  *fastpath.Cache
 	served int
 }
@@ -179,10 +180,10 @@ func newDifferential(tb testing.TB) *differential {
 	changes := fastpath.NewChanges()
 	m.beforePublish = recordChanges(changes, contract.DefaultPrefix)
 	m.apply(snapshottest.Update(7, fuzzRecords()))
-	a := &answerer{resolver: res, mirror: m, forwarder: chaseAll{}}
-	w := &wireAnswers{answerer: a, maxUDPSize: dnsserver.DefaultMaxUDPSize}
+	r := &router{resolver: res, mirror: m, forwarder: externalForAll{}}
+	f := &cacheFiller{resolver: res, mirror: m, maxUDPSize: dnsserver.DefaultMaxUDPSize}
 	stats := fastpath.NewStats()
-	return &differential{ans: a, wire: w, cache: fastpath.NewCache(fastpath.CacheConfig{Answers: w, Changes: changes,
+	return &differential{router: r, filler: f, cache: fastpath.NewCache(fastpath.CacheConfig{Source: f, Changes: changes,
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
 }
 
@@ -198,7 +199,7 @@ func (d *differential) ordinaryOver(t *testing.T, proto string, packed []byte) (
 	if err := req.Unpack(packed); err != nil {
 		t.Fatalf("the fast path answered a query miekg/dns cannot read: %v", err)
 	}
-	resp := dnsserver.Reply(context.Background(), d.ans,
+	resp := dnsserver.Reply(context.Background(), d.router,
 		dnsserver.Query{Msg: req, Client: netip.MustParseAddr("127.0.0.1"), Proto: proto}, dnsserver.DefaultMaxUDPSize)
 	wire, err := resp.Pack()
 	if err != nil {
@@ -289,7 +290,7 @@ var fuzzUpdates = []struct{ name, label, value string }{
 func (d *differential) update(i int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := d.ans.mirror
+	m := d.router.mirror
 	rev := m.Snapshot().Revision() + 1
 	i %= len(fuzzUpdates) + 1
 	if i == len(fuzzUpdates) {
@@ -313,16 +314,16 @@ func (d *differential) mustDecline(t *testing.T, proto string, q fuzzQuery) {
 		return
 	}
 	req := unpackMsg(t, q.packed)
-	if _, inZone := d.ans.resolver.Zone(req.Question[0].Name); !inZone {
+	if _, inZone := d.router.resolver.Zone(req.Question[0].Name); !inZone {
 		return
 	}
 	wire, resp := d.ordinaryOver(t, proto, q.packed)
-	resolved := d.ans.resolver.Resolve(d.ans.mirror.Snapshot(), req) // before any chase
-	cached := len(wire)                                              // the cached answer's size: with an OPT record
+	resolved := d.router.resolver.Resolve(d.router.mirror.Snapshot(), req) // before the external target is resolved
+	cached := len(wire)                                                    // the cached answer's size: with an OPT record
 	if req.IsEdns0() == nil {
 		cached += 11
 	}
-	if _, leaves := d.ans.resolver.ExternalTarget(resolved); leaves || resp.Truncated || cached > dnsserver.DefaultMaxUDPSize {
+	if _, leaves := d.router.resolver.ExternalTarget(resolved); leaves || resp.Truncated || cached > dnsserver.DefaultMaxUDPSize {
 		return
 	}
 	t.Fatalf("the fast path declined a plain query it can answer over %s:\n%v\nordinary answer:\n%v", proto, req, resp)

@@ -2,11 +2,11 @@ package skydns
 
 import (
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // fastCounts reads how many UDP queries the fast path answered and passed
@@ -25,10 +25,7 @@ func TestFastPathAnswersPlainQueries(t *testing.T) {
 		if edns > 0 {
 			q.SetEdns0(edns, false)
 		}
-		resp, err := exchange("udp", d.DNSAddr(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := dnstest.Exchange(t, "udp", d.DNSAddr(), q)
 		if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
@@ -55,10 +52,10 @@ func TestFastPathSeesAPutAtOnce(t *testing.T) {
 	waitRevision(t, d, put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`))
 	nxName := "nope.default.svc.cluster.local."
 	for range 2 { // cached after the first
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), nxName, dns.TypeA), dns.RcodeNameError); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), nxName, dns.TypeA), dns.RcodeNameError); msg != "" {
 			t.Fatal(msg)
 		}
 	}
@@ -66,12 +63,12 @@ func TestFastPathSeesAPutAtOnce(t *testing.T) {
 	waitRevision(t, d, put(t, etcd, web, "a2", `{"host":"10.96.0.11"}`))
 	waitRevision(t, d, put(t, etcd, nxName, "x", `{"host":"10.96.0.12"}`))
 	t.Run("a name given one more record answers both", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10", "10.96.0.11"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10", "10.96.0.11"); msg != "" {
 			t.Fatal(msg)
 		}
 	})
 	t.Run("a name that did not exist answers its record", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), nxName, dns.TypeA), dns.RcodeSuccess, "10.96.0.12"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), nxName, dns.TypeA), dns.RcodeSuccess, "10.96.0.12"); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -118,10 +115,7 @@ func TestFastPathPassesTheRestOn(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name+" takes the ordinary path", func(t *testing.T) {
 			answered, passed := fastCounts(t, d)
-			resp, err := exchange("udp", d.DNSAddr(), tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := dnstest.Exchange(t, "udp", d.DNSAddr(), tc.q)
 			if msg := tc.check(resp); msg != "" {
 				t.Fatalf("%s\n%v", msg, resp)
 			}
@@ -132,10 +126,10 @@ func TestFastPathPassesTheRestOn(t *testing.T) {
 	}
 	t.Run("a TCP query is answered by the fast path, in full", func(t *testing.T) {
 		answered, passed := fastCounts(t, d)
-		if msg := answerIs(ask(t, "tcp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "tcp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
-		resp := ask(t, "tcp", d.DNSAddr(), "big.default.svc.cluster.local.", dns.TypeA) // 666 bytes, no EDNS
+		resp := dnstest.Ask(t, "tcp", d.DNSAddr(), "big.default.svc.cluster.local.", dns.TypeA) // 666 bytes, no EDNS
 		if resp.Truncated || len(resp.Answer) != 40 {
 			t.Fatalf("want all 40 records, not truncated:\n%v", resp)
 		}
@@ -145,10 +139,7 @@ func TestFastPathPassesTheRestOn(t *testing.T) {
 	})
 	t.Run("a TCP query that is not plain is passed on", func(t *testing.T) {
 		answered, passed := fastCounts(t, d)
-		resp, err := exchange("tcp", d.DNSAddr(), do)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := dnstest.Exchange(t, "tcp", d.DNSAddr(), do)
 		if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
@@ -165,12 +156,8 @@ func TestFastPathCanBeTurnedOff(t *testing.T) {
 	cfg.UDPSockets = 3
 	d := startDaemon(t, cfg)
 	waitRevision(t, d, put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`))
-	for i := range 10 { // from new sockets: spread over the three
-		c := &dns.Client{Net: "udp", Timeout: 5 * time.Second}
-		resp, _, err := c.Exchange(new(dns.Msg).SetQuestion(web, dns.TypeA), d.DNSAddr())
-		if err != nil {
-			t.Fatalf("query %d: %v", i, err)
-		}
+	for range 10 { // from new sockets: spread over the three
+		resp := dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA)
 		if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}

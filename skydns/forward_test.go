@@ -1,18 +1,16 @@
 package skydns
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
-	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
 // fakeUpstream is a DNS server on 127.0.0.1 answering every question,
@@ -32,17 +30,7 @@ func fakeUpstream(t testing.TB, addr string) string {
 // stopped when the test ends; it returns its address.
 func startUpstream(t testing.TB, answer func(q *dns.Msg) *dns.Msg) string {
 	t.Helper()
-	answerQuery := func(_ context.Context, q dnsserver.Query) *dns.Msg { return answer(q.Msg) }
-	s, err := dnsserver.Start(dnsserver.Config{Addr: "127.0.0.1:0", Answerer: dnsserver.AnswerFunc(answerQuery)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
-	return s.Addr()
+	return dnstest.StartServer(t, dnstest.Reply(answer))
 }
 
 // TestForwardingIsWired checks the three places the forwarder plugs in:
@@ -58,21 +46,21 @@ func TestForwardingIsWired(t *testing.T) {
 	d := startDaemon(t, cfg)
 
 	t.Run("a name outside the zones is forwarded upstream", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeSuccess, "192.0.2.1"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeSuccess, "192.0.2.1"); msg != "" {
 			t.Fatal(msg)
 		}
 	})
 	t.Run("an ExternalName CNAME is chased upstream", func(t *testing.T) {
 		put(t, etcd, "ext.default.svc.cluster.local.", "e1", `{"host":"example.com."}`)
 		polltest.NoComplaint(t, "chased answer", func() string {
-			return answerIs(ask(t, "udp", d.DNSAddr(), "ext.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "example.com.", "192.0.2.1")
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "ext.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "example.com.", "192.0.2.1")
 		})
 	})
 	t.Run("a stub domain written to etcd routes its names to its server", func(t *testing.T) {
 		host, port, _ := net.SplitHostPort(stub)
 		put(t, etcd, "example.corp.stub.dns.cluster.local.", "ns1", fmt.Sprintf(`{"host":%q,"port":%s}`, host, port))
 		polltest.NoComplaint(t, "stub answer", func() string {
-			return answerIs(ask(t, "udp", d.DNSAddr(), "www.example.corp.", dns.TypeA), dns.RcodeSuccess, "192.0.2.99")
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "www.example.corp.", dns.TypeA), dns.RcodeSuccess, "192.0.2.99")
 		})
 	})
 	t.Run("the forwarder's metrics are on /metrics", func(t *testing.T) {

@@ -70,18 +70,6 @@ func put(t testing.TB, etcd *etcdtest.Server, name, label, value string) int64 {
 	return etcd.Put(t, contract.Key(contract.DefaultPrefix, name)+"/"+label, value)
 }
 
-// ask sends one query over proto ("udp" or "tcp") and returns the answer.
-func ask(t *testing.T, proto, addr, name string, qtype uint16) *dns.Msg {
-	t.Helper()
-	return askClass(t, proto, addr, name, qtype, dns.ClassINET)
-}
-
-func exchange(proto, addr string, m *dns.Msg) (*dns.Msg, error) {
-	c := &dns.Client{Net: proto, Timeout: 5 * time.Second}
-	resp, _, err := c.Exchange(m, addr)
-	return resp, err
-}
-
 // answerIs describes how resp differs from rcode with exactly the given
 // record data (A/AAAA addresses, CNAME targets, TXT text), in any order.
 func answerIs(resp *dns.Msg, rcode int, want ...string) string {

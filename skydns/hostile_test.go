@@ -13,6 +13,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
@@ -40,7 +41,7 @@ func TestAQuestionlessQueryGetsFormerrAndTheServerGoesOn(t *testing.T) {
 					t.Fatalf("got id %d rcode %s, want a FORMERR response with id 9", resp.Id, dns.RcodeToString[resp.Rcode])
 				}
 				polltest.NoComplaint(t, "an answer after the questionless query", func() string {
-					return answerIs(ask(t, proto, d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.7")
+					return answerIs(dnstest.Ask(t, proto, d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.7")
 				})
 			})
 		}
@@ -109,7 +110,7 @@ func TestAPanicInTheForwarderIsAnsweredServfailCountedAndLogged(t *testing.T) {
 	t.Cleanup(func() { d.Stop(context.Background()) })
 	put(t, etcd, "web.default.svc.cluster.local.", "a", `{"host":"10.96.0.7"}`)
 	for _, proto := range []string{"udp", "tcp"} {
-		if resp := ask(t, proto, d.DNSAddr(), "example.org.", dns.TypeA); resp.Rcode != dns.RcodeServerFailure {
+		if resp := dnstest.Ask(t, proto, d.DNSAddr(), "example.org.", dns.TypeA); resp.Rcode != dns.RcodeServerFailure {
 			t.Fatalf("%s: rcode %s, want SERVFAIL", proto, dns.RcodeToString[resp.Rcode])
 		}
 	}
@@ -124,6 +125,6 @@ func TestAPanicInTheForwarderIsAnsweredServfailCountedAndLogged(t *testing.T) {
 		t.Errorf("the log does not hold the query's packet (%s):\n%s", hexName, logs)
 	}
 	polltest.NoComplaint(t, "an answer from the zone after the panics", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.7")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.7")
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -29,7 +30,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		}
 	})
 	t.Run("metrics count queries with CoreDNS's labels", func(t *testing.T) {
-		ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeMX)
+		dnstest.Ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeMX)
 		server := `server="dns://` + d.DNSAddr() + `"`
 		for _, c := range []struct {
 			name   string
@@ -47,7 +48,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		}
 	})
 	t.Run("metrics tell TCP queries from UDP ones", func(t *testing.T) {
-		ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeTXT)
+		dnstest.Ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeTXT)
 		for _, name := range []string{"skydns_dns_requests_total", "skydns_dns_request_size_bytes_count", "skydns_dns_response_size_bytes_count"} {
 			if v := metricSum(t, d, name, `zone="."`, `proto="tcp"`); v != 1 {
 				t.Errorf("%s{proto=\"tcp\"} = %v, want 1", name, v)
@@ -117,12 +118,12 @@ func TestStartWhileEtcdIsAway(t *testing.T) {
 		})
 	})
 	t.Run("names in the zones get SERVFAIL, not a false NXDOMAIN", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeServerFailure); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeServerFailure); msg != "" {
 			t.Fatal(msg)
 		}
 	})
 	t.Run("names outside the zones are still refused", func(t *testing.T) {
-		if msg := answerIs(ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeRefused); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeA), dns.RcodeRefused); msg != "" {
 			t.Fatal(msg)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -94,8 +95,8 @@ func TestInterop(t *testing.T) {
 	reference := startCoreDNS(t, coredns, etcd.ClientURL())
 	for _, c := range interopCases {
 		t.Run(c.name, func(t *testing.T) {
-			ours := ask(t, "tcp", d.DNSAddr(), c.qname, c.qtype)
-			theirs := ask(t, "tcp", reference, c.qname, c.qtype)
+			ours := dnstest.Ask(t, "tcp", d.DNSAddr(), c.qname, c.qtype)
+			theirs := dnstest.Ask(t, "tcp", reference, c.qname, c.qtype)
 			if (len(ours.Answer) == 0) != c.empty {
 				t.Fatalf("skydns answered %d records, want empty=%v: the case proves nothing", len(ours.Answer), c.empty)
 			}
@@ -191,7 +192,7 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	polltest.NoComplaint(t, "CoreDNS answering", func() string {
-		_, err := exchange("tcp", addr, new(dns.Msg).SetQuestion("dns-version.cluster.local.", dns.TypeTXT))
+		_, err := dnstest.Send("tcp", addr, new(dns.Msg).SetQuestion("dns-version.cluster.local.", dns.TypeTXT))
 		if err != nil {
 			return fmt.Sprintf("%v; output:\n%s", err, out.String())
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
@@ -27,7 +28,7 @@ func TestMaxStaleTurnsAStaleReplicaUnready(t *testing.T) {
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	waitReadyz(t, d, 200, "ok\n")
 	polltest.NoComplaint(t, "answer", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 
 	stopped := time.Now() // etcd.Stop takes a while, and answers no more from its start
@@ -45,7 +46,7 @@ func TestMaxStaleTurnsAStaleReplicaUnready(t *testing.T) {
 		}
 	})
 	t.Run("a stale replica still answers", func(t *testing.T) {
-		if msg := answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -66,7 +67,7 @@ func TestLameduckKeepsAnsweringWhileUnready(t *testing.T) {
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	waitReadyz(t, d, 200, "ok\n")
 	polltest.NoComplaint(t, "answer", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 	})
 	addr := d.DNSAddr()
 
@@ -81,7 +82,7 @@ func TestLameduckKeepsAnsweringWhileUnready(t *testing.T) {
 	})
 	t.Run("DNS answers during the lameduck", func(t *testing.T) {
 		for _, proto := range []string{"udp", "tcp"} {
-			if msg := answerIs(ask(t, proto, addr, web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+			if msg := answerIs(dnstest.Ask(t, proto, addr, web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10"); msg != "" {
 				t.Fatalf("%s: %s", proto, msg)
 			}
 		}
@@ -100,7 +101,7 @@ func TestLameduckKeepsAnsweringWhileUnready(t *testing.T) {
 			conn.Close()
 			t.Errorf("TCP %s still accepts connections", addr)
 		}
-		if _, err := exchange("udp", addr, new(dns.Msg).SetQuestion(web, dns.TypeA)); err == nil {
+		if _, err := dnstest.Send("udp", addr, new(dns.Msg).SetQuestion(web, dns.TypeA)); err == nil {
 			t.Errorf("UDP %s still answers", addr)
 		}
 	})
@@ -131,7 +132,7 @@ func TestStopFinishesTCPQueriesInFlight(t *testing.T) {
 
 	answered := make(chan error, 1)
 	go func() {
-		resp, err := exchange("tcp", d.DNSAddr(), new(dns.Msg).SetQuestion("example.com.", dns.TypeA))
+		resp, err := dnstest.Send("tcp", d.DNSAddr(), new(dns.Msg).SetQuestion("example.com.", dns.TypeA))
 		if err == nil && resp.Rcode != dns.RcodeRefused {
 			err = fmt.Errorf("answered %s, want REFUSED", dns.RcodeToString[resp.Rcode])
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/forward"
 )
@@ -34,7 +35,9 @@ func TestForwardingSettingsFollowEtcd(t *testing.T) {
 		etcd.Put(t, key(flag), string(contract.Record{Text: value}.Encode()))
 	}
 	answers := func(rcode int, want ...string) func() string {
-		return func() string { return answerIs(ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), rcode, want...) }
+		return func() string {
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "example.com.", dns.TypeA), rcode, want...)
+		}
 	}
 
 	polltest.NoComplaint(t, "the flag's upstream answers", answers(dns.RcodeSuccess, "192.0.2.1"))

@@ -129,7 +129,7 @@ func (m *Metrics) observeExchange(e dnsserver.Exchange) {
 }
 
 // msgLen is m's size in wire format, or 0 when computing it panics: a
-// query that made the answerer panic is counted too, after the recovery.
+// query that made the router panic is counted too, after the recovery.
 func msgLen(m *dns.Msg) (n int) {
 	defer func() {
 		if recover() != nil {
@@ -152,6 +152,25 @@ func (m *Metrics) observeSnapshot(s *snapshot.Snapshot, full bool, events int, t
 	m.eventsApplied.Add(float64(events))
 	m.publish.WithLabelValues("watch").Observe(took.Seconds())
 }
+
+// observeMalformed records the malformed values an update brought that
+// were not seen before (added) and the keys whose value is malformed now.
+func (m *Metrics) observeMalformed(added, now int) {
+	m.malformedTotal.Add(float64(added))
+	m.malformedNow.Set(float64(now))
+}
+
+// observeMalformedPacket counts a packet that did not parse.
+func (m *Metrics) observeMalformedPacket() { m.malformedPackets.Inc() }
+
+// observePanic counts a query whose answering panicked on path.
+func (m *Metrics) observePanic(path string) { m.panics.WithLabelValues(path).Inc() }
+
+// observeTransfer counts a zone transfer request by its result.
+func (m *Metrics) observeTransfer(result string) { m.transfers.WithLabelValues(result).Inc() }
+
+// observeNotify counts a NOTIFY sent by its result.
+func (m *Metrics) observeNotify(result string) { m.notifies.WithLabelValues(result).Inc() }
 
 // observeState records a change of the list-then-watch loop's state.
 func (m *Metrics) observeState(s etcdstore.State) {

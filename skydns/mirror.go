@@ -23,7 +23,7 @@ import (
 type Mirror struct {
 	prefix  string // without a trailing "/"
 	current atomic.Pointer[snapshot.Snapshot]
-	metrics *Metrics
+	metrics mirrorMetrics
 	logger  *slog.Logger
 	// onSnapshot is called after every publish, from the writer goroutine.
 	onSnapshot func(*snapshot.Snapshot)
@@ -40,17 +40,44 @@ type Mirror struct {
 	state etcdstore.State
 }
 
-// NewMirror returns a Mirror of prefix holding an empty snapshot. metrics
-// may be nil.
+// mirrorMetrics is what a Mirror counts its updates and its feed's health
+// in: the daemon's Metrics, or nothing.
+type mirrorMetrics interface {
+	observeSnapshot(s *snapshot.Snapshot, full bool, events int, took time.Duration)
+	observeState(s etcdstore.State)
+	observeMalformed(added, now int)
+}
+
+// uncounted is the mirrorMetrics of a Mirror without metrics.
+type uncounted struct{}
+
+func (uncounted) observeSnapshot(*snapshot.Snapshot, bool, int, time.Duration) {}
+func (uncounted) observeState(etcdstore.State)                                 {}
+func (uncounted) observeMalformed(int, int)                                    {}
+
+// NewMirror returns a Mirror of prefix holding an empty snapshot, counting
+// in metrics, which belong to the caller (nil: nothing is counted).
 func NewMirror(prefix string, metrics *Metrics, logger *slog.Logger) *Mirror {
-	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, onSnapshot: func(*snapshot.Snapshot) {},
-		beforePublish: func(_, _ *snapshot.Snapshot, _ contract.Update) {}}
+	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, metrics: uncounted{}}
+	m.setHooks(nil, nil)
 	m.current.Store(snapshot.Empty(m.prefix))
-	m.metrics = metrics
-	if m.metrics == nil {
-		m.metrics = NewMetrics(m.StaleSeconds)
+	if metrics != nil {
+		m.metrics = metrics
 	}
 	return m
+}
+
+// setHooks makes the writer goroutine call beforePublish with every update
+// just before its snapshot is published, and onSnapshot after every
+// publish; nil for neither. Call it before Run.
+func (m *Mirror) setHooks(beforePublish func(prev, next *snapshot.Snapshot, u contract.Update), onSnapshot func(*snapshot.Snapshot)) {
+	m.beforePublish, m.onSnapshot = beforePublish, onSnapshot
+	if beforePublish == nil {
+		m.beforePublish = func(_, _ *snapshot.Snapshot, _ contract.Update) {}
+	}
+	if onSnapshot == nil {
+		m.onSnapshot = func(*snapshot.Snapshot) {}
+	}
 }
 
 // Snapshot returns the snapshot being served.
@@ -92,11 +119,11 @@ func (m *Mirror) trackMalformed(u contract.Update, anyBad bool) {
 	if !anyBad && len(m.malformed) == 0 {
 		return
 	}
-	for _, bad := range m.malformed.update(m.prefix, u, anyBad) {
+	added := m.malformed.update(m.prefix, u, anyBad)
+	for _, bad := range added {
 		m.logger.Warn("skipping malformed record", "key", bad.key, "value", truncate(bad.value, 200), "err", bad.err)
-		m.metrics.malformedTotal.Inc()
 	}
-	m.metrics.malformedNow.Set(float64(len(m.malformed)))
+	m.metrics.observeMalformed(len(added), len(m.malformed))
 }
 
 func truncate(b []byte, n int) string {

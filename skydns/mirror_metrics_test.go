@@ -15,7 +15,8 @@ func TestMirrorCountsPublishesAndWatchEvents(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	put(t, etcd, web, "a", `{"host":"10.0.0.1"}`)
 	put(t, etcd, web, "b", `{"host":"10.0.0.2"}`)
-	m := runMirror(t, etcd.Client, slog.New(slog.DiscardHandler))
+	metrics := NewMetrics(func() float64 { return 0 })
+	m := runCountedMirror(t, etcd.Client, metrics, slog.New(slog.DiscardHandler))
 	waitHosts(t, m, web, "[10.0.0.1 10.0.0.2]")
 
 	key := contract.Key(contract.DefaultPrefix, web)
@@ -30,13 +31,13 @@ func TestMirrorCountsPublishesAndWatchEvents(t *testing.T) {
 	waitHosts(t, m, web, "[10.0.0.2 10.0.0.3 10.0.0.4]")
 
 	t.Run("the three events of the transaction are counted, the listed records are not", func(t *testing.T) {
-		if got := sample(t, m, "skydns_watch_events_applied_total", "").GetCounter().GetValue(); got != 3 {
+		if got := sample(t, metrics, "skydns_watch_events_applied_total", "").GetCounter().GetValue(); got != 3 {
 			t.Fatalf("skydns_watch_events_applied_total = %v, want 3", got)
 		}
 	})
 	t.Run("one list and one watched revision were timed", func(t *testing.T) {
 		for update, want := range map[string]int{"list": 1, "watch": 1} {
-			h := sample(t, m, "skydns_snapshot_publish_seconds", update).GetHistogram()
+			h := sample(t, metrics, "skydns_snapshot_publish_seconds", update).GetHistogram()
 			if got := int(h.GetSampleCount()); got != want {
 				t.Fatalf("skydns_snapshot_publish_seconds{update=%q} count %d, want %d", update, got, want)
 			}
@@ -49,9 +50,9 @@ func TestMirrorCountsPublishesAndWatchEvents(t *testing.T) {
 
 // sample is the gathered series of the metric name whose first label has
 // the value label ("" for a metric without labels); a test failure if none.
-func sample(t *testing.T, m *Mirror, name, label string) *dto.Metric {
+func sample(t *testing.T, m *Metrics, name, label string) *dto.Metric {
 	t.Helper()
-	families, err := m.metrics.Registry.Gather()
+	families, err := m.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,13 @@ func (s *heldSource) release() {
 // ends.
 func runMirror(t *testing.T, src etcdstore.Source, logger *slog.Logger) *Mirror {
 	t.Helper()
-	m := NewMirror(contract.DefaultPrefix, nil, logger)
+	return runCountedMirror(t, src, nil, logger)
+}
+
+// runCountedMirror is runMirror counting in metrics.
+func runCountedMirror(t *testing.T, src etcdstore.Source, metrics *Metrics, logger *slog.Logger) *Mirror {
+	t.Helper()
+	m := NewMirror(contract.DefaultPrefix, metrics, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); m.Run(ctx, src, time.Second, 100*time.Millisecond) }()

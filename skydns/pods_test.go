@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -36,7 +37,7 @@ func TestPodRecordsOverUDP(t *testing.T) {
 		t.Helper()
 		for range 3 { // the first answer fills the fast path's cache, the next ones come from it
 			for _, proto := range []string{"udp", "tcp"} {
-				if c := answerIs(ask(t, proto, daemons[mode].DNSAddr(), name, dns.TypeA), rcode, want...); c != "" {
+				if c := answerIs(dnstest.Ask(t, proto, daemons[mode].DNSAddr(), name, dns.TypeA), rcode, want...); c != "" {
 					t.Errorf("%s over %s, %s: %s", name, proto, mode, c)
 				}
 			}

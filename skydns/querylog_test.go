@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -58,7 +59,7 @@ func startLoggingDaemon(t *testing.T, classes string, sample float64) (*Daemon, 
 	}
 	t.Cleanup(func() { stopDaemon(t, d) })
 	polltest.NoComplaint(t, "the records are served", func() string {
-		return answerIs(ask(t, "tcp", d.DNSAddr(), readyProbeName, dns.TypeA), dns.RcodeSuccess, "10.0.0.2")
+		return answerIs(dnstest.Ask(t, "tcp", d.DNSAddr(), readyProbeName, dns.TypeA), dns.RcodeSuccess, "10.0.0.2")
 	})
 	return d, logs
 }
@@ -105,11 +106,11 @@ var formerrPacket, _ = hex.DecodeString("000900000001000000000000")
 func askEveryClass(t *testing.T, addr string) {
 	t.Helper()
 	for _, proto := range []string{"udp", "tcp"} {
-		ask(t, proto, addr, "web.default.svc.cluster.local.", dns.TypeA)
-		ask(t, proto, addr, "web.default.svc.cluster.local.", dns.TypeAAAA)
-		ask(t, proto, addr, "nope.default.svc.cluster.local.", dns.TypeA)
+		dnstest.Ask(t, proto, addr, "web.default.svc.cluster.local.", dns.TypeA)
+		dnstest.Ask(t, proto, addr, "web.default.svc.cluster.local.", dns.TypeAAAA)
+		dnstest.Ask(t, proto, addr, "nope.default.svc.cluster.local.", dns.TypeA)
 	}
-	ask(t, "udp", addr, "example.org.", dns.TypeA)
+	dnstest.Ask(t, "udp", addr, "example.org.", dns.TypeA)
 	conn, err := net.Dial("udp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestQueryLinesGoToTheirOwnLoggerWhateverTheLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	polltest.NoComplaint(t, "NXDOMAIN once synced", func() string {
-		return answerIs(ask(t, "tcp", d.DNSAddr(), "nope.cluster.local.", dns.TypeA), dns.RcodeNameError)
+		return answerIs(dnstest.Ask(t, "tcp", d.DNSAddr(), "nope.cluster.local.", dns.TypeA), dns.RcodeNameError)
 	})
 	stopDaemon(t, d)
 	lines := queryLines(t, queries, 0)

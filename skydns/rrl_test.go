@@ -8,6 +8,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -75,7 +76,7 @@ func TestResponseRateLimiting(t *testing.T) {
 			d := startDaemon(t, cfg)
 			name := "web.default.svc.cluster.local."
 			polltest.NoComplaint(t, "the record served", func() string {
-				return answerIs(ask(t, "udp", d.DNSAddr(), name, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+				return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), name, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
 			})
 
 			full, truncated := burst(t, "127.0.0.2", d.DNSAddr(), name, 100)

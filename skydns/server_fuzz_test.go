@@ -171,7 +171,7 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(2 * answerWait))
 	msgs := tcpMessages(stream)
-	answers := bufio.NewReader(conn)
+	reader := bufio.NewReader(conn)
 	readUpTo := func(end int) {
 		var pending [][]byte
 		for len(msgs) > 0 && msgs[0].end <= end {
@@ -180,11 +180,12 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 			}
 			msgs = msgs[1:]
 		}
-		for len(pending) > 0 {
-			answer := readFrame(t, answers, pending[0])
-			i := answered(pending, answer)
-			checkAnswer(t, pending[i], answer, dns.MaxMsgSize)
-			pending = append(pending[:i], pending[i+1:]...)
+		answers := make([][]byte, len(pending))
+		for i := range answers {
+			answers[i] = readFrame(t, reader, stream)
+		}
+		for q, a := range pairAnswers(t, pending, answers) {
+			checkAnswer(t, pending[q], answers[a], dns.MaxMsgSize)
 		}
 	}
 	write(t, conn, stream[:split])
@@ -192,41 +193,62 @@ func checkStream(t *testing.T, addr string, stream []byte, split int) {
 	write(t, conn, stream[split:])
 	readUpTo(len(stream))
 	conn.(*net.TCPConn).CloseWrite()
-	if extra, err := answers.ReadByte(); err == nil {
+	if extra, err := reader.ReadByte(); err == nil {
 		t.Fatalf("the server sent more than the answers to %x (next byte %#x)", stream, extra)
 	} else if !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("the server did not close after the stream %x: %v", stream, err)
 	}
 }
 
-// answered is the index of the query of pending that answer answers: the
-// first with its ID, opcode and question; for an answer without a question
-// (a rejection), the first with its ID and opcode whose answer would not
-// repeat its question; or
-// else the first with its ID and opcode, or with its ID, or else the first
-// (whose check then fails).
-func answered(pending [][]byte, answer []byte) int {
-	noQuestion := firstQuestion(answer) == ""
-	for _, same := range []func(q []byte) bool{
-		func(q []byte) bool { return sameOpcode(q, answer) && sameQuestion(q, answer) },
-		func(q []byte) bool { return noQuestion && sameOpcode(q, answer) && !expectsQuestion(q) },
-		func(q []byte) bool { return sameOpcode(q, answer) },
-		func([]byte) bool { return true },
-	} {
-		for i, q := range pending {
-			if queryID(q) == queryID(answer) && same(q) {
-				return i
+// pairAnswers pairs each query of pending with one of answers (the
+// server answers pipelined queries in any order, and queries may share an
+// ID): it returns, for each query, the index of its answer. An answer may
+// answer a query when it has the query's ID and opcode and either repeats
+// its question, or carries none (a rejection), or the query's question
+// does not read from the wire (the server echoes what it made of it). Queries sharing an ID are
+// told apart by a maximum bipartite matching, so a rejection never takes
+// the one answer another query could have; a query left without an answer
+// fails the test.
+func pairAnswers(t *testing.T, pending, answers [][]byte) []int {
+	answerOf := make([]int, len(pending))
+	queryOf := make([]int, len(answers))
+	for i := range answerOf {
+		answerOf[i] = -1
+	}
+	for i := range queryOf {
+		queryOf[i] = -1
+	}
+	var seen []bool
+	var augment func(q int) bool
+	augment = func(q int) bool {
+		for a := range answers {
+			if seen[a] || !mayAnswer(pending[q], answers[a]) {
+				continue
+			}
+			seen[a] = true
+			if queryOf[a] < 0 || augment(queryOf[a]) {
+				queryOf[a], answerOf[q] = q, a
+				return true
 			}
 		}
+		return false
 	}
-	return 0
+	for q := range pending {
+		seen = make([]bool, len(answers))
+		if !augment(q) {
+			t.Fatalf("no answer for %x among %x", pending[q], answers)
+		}
+	}
+	return answerOf
 }
 
-// expectsQuestion reports whether the answer to q repeats its question: q
-// has one, no answer or authority records, and unpacks. The server rejects
-// the rest with a bare header.
-func expectsQuestion(q []byte) bool {
-	return len(q) >= 12 && string(q[4:10]) == "\x00\x01\x00\x00\x00\x00" && new(dns.Msg).Unpack(q) == nil
+// mayAnswer reports whether answer can be the answer to q: same ID and
+// opcode, and q's question, or none, or q's question is unreadable.
+func mayAnswer(q, answer []byte) bool {
+	if queryID(q) != queryID(answer) || !sameOpcode(q, answer) {
+		return false
+	}
+	return firstQuestion(answer) == "" || firstQuestion(q) == "" || sameQuestion(q, answer)
 }
 
 // sameOpcode reports whether two messages carry the same opcode (a

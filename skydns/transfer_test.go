@@ -10,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/transfer"
@@ -35,7 +36,7 @@ func transferDaemon(t *testing.T, transferTo ...string) (*Daemon, int64) {
 	cfg.TransferTo = transferTo
 	d := startDaemon(t, cfg)
 	polltest.NoComplaint(t, "the record is served", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.1")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.0.1")
 	})
 	return d, rev
 }
@@ -152,7 +153,7 @@ func TestALargeZoneComesInSeveralMessagesWithEveryRecord(t *testing.T) {
 	cfg.TransferTo = []string{"127.0.0.1"}
 	d := startDaemon(t, cfg)
 	polltest.NoComplaint(t, "the last record is served", func() string {
-		return answerIs(ask(t, "udp", d.DNSAddr(), "svc-399.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.1.143")
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "svc-399.default.svc.cluster.local.", dns.TypeA), dns.RcodeSuccess, "10.96.1.143")
 	})
 	m := new(dns.Msg).SetAxfr("cluster.local.")
 	envs, err := new(dns.Transfer).In(m, d.DNSAddr())
@@ -197,7 +198,7 @@ func TestAClientOutsideTheAllowListIsRefused(t *testing.T) {
 		for _, qtype := range []uint16{dns.TypeAXFR, dns.TypeIXFR} {
 			m := new(dns.Msg)
 			m.SetQuestion("cluster.local.", qtype)
-			resp, err := exchange("tcp", d.DNSAddr(), m)
+			resp, err := dnstest.Send("tcp", d.DNSAddr(), m)
 			if err != nil || resp.Rcode != dns.RcodeRefused || len(resp.Answer) != 0 {
 				t.Fatalf("--transfer-to %v: %s from 127.0.0.1: %v, %v; want REFUSED", transferTo, dns.TypeToString[qtype], resp, err)
 			}
@@ -224,7 +225,7 @@ func TestAChangeIsNotifiedToTheSecondaries(t *testing.T) {
 		}
 		return ""
 	})
-	if resp := ask(t, "tcp", d.DNSAddr(), "cluster.local.", dns.TypeSOA); resp.Rcode != dns.RcodeSuccess {
+	if resp := dnstest.Ask(t, "tcp", d.DNSAddr(), "cluster.local.", dns.TypeSOA); resp.Rcode != dns.RcodeSuccess {
 		t.Fatalf("SOA after NOTIFY: %v", resp)
 	}
 }
@@ -237,19 +238,14 @@ func startNotifyListener(t *testing.T, got chan<- string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var started sync.WaitGroup
-	started.Add(1)
-	srv := &dns.Server{PacketConn: pc, NotifyStartedFunc: started.Done,
+	dnstest.Serve(t, &dns.Server{PacketConn: pc,
 		MsgAcceptFunc: func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept },
 		Handler: dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
 			if req.Opcode == dns.OpcodeNotify && len(req.Question) == 1 {
 				got <- req.Question[0].Name
 			}
 			w.WriteMsg(new(dns.Msg).SetReply(req))
-		})}
-	go srv.ActivateAndServe()
-	started.Wait()
-	t.Cleanup(func() { srv.Shutdown() })
+		})})
 	return pc.LocalAddr().String()
 }
 
@@ -270,11 +266,7 @@ func waitNotify(t *testing.T, got <-chan string, zone string) {
 
 func transferQuery(t *testing.T, proto, addr, zone string) *dns.Msg {
 	t.Helper()
-	resp, err := exchange(proto, addr, new(dns.Msg).SetAxfr(zone))
-	if err != nil {
-		t.Fatalf("%s AXFR %s: %v", proto, zone, err)
-	}
-	return resp
+	return dnstest.Exchange(t, proto, addr, new(dns.Msg).SetAxfr(zone))
 }
 
 func rrsText(rrs []dns.RR) string {

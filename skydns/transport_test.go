@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -22,7 +23,7 @@ func TestLargeAnswers(t *testing.T) {
 	etcd, d := startWithEtcd(t)
 	putMany(t, etcd, big, n)
 	polltest.NoComplaint(t, "all records over TCP", func() string {
-		if got := len(ask(t, "tcp", d.DNSAddr(), big, dns.TypeA).Answer); got != n {
+		if got := len(dnstest.Ask(t, "tcp", d.DNSAddr(), big, dns.TypeA).Answer); got != n {
 			return fmt.Sprintf("%d answers", got)
 		}
 		return ""

@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/bench/fixed"
-	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/kubeproc"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 func TestParseTotalReadsTheLastLine(t *testing.T) {
@@ -47,8 +50,9 @@ func TestCountsTheInstructionsOfAWindow(t *testing.T) {
 	dir := t.TempDir()
 	out, addrFile, logFile := filepath.Join(dir, "cg.out"), filepath.Join(dir, "addr"), filepath.Join(dir, "log")
 	helper := buildHelper(t, dir)
-	p, err := proc.Start(proc.Spec{Name: "fixed", Argv: Command(out, helper), Log: logFile,
-		Env: append([]string{helperEnv + "=" + addrFile}, Env...), CPU: -1})
+	argv := Command(out, helper)
+	p, err := kubeproc.Start(kubeproc.Spec{Name: "fixed", Path: argv[0], Args: argv[1:], Log: logFile,
+		Env: append([]string{helperEnv + "=" + addrFile}, Env...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +60,7 @@ func TestCountsTheInstructionsOfAWindow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	addr := waitForAddr(t, ctx, addrFile, p, logFile)
-	if err := Zero(ctx, p.Pid()); err != nil {
+	if err := Zero(ctx, p.PID()); err != nil {
 		t.Fatal(err)
 	}
 	for range 200 {
@@ -64,11 +68,11 @@ func TestCountsTheInstructionsOfAWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	busy, err := Dump(ctx, p.Pid(), out, 1)
+	busy, err := Dump(ctx, p.PID(), out, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	idle, err := Dump(ctx, p.Pid(), out, 2)
+	idle, err := Dump(ctx, p.PID(), out, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +87,7 @@ const helperEnv = "CALLGRIND_TEST_FIXED_ADDR_FILE"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(helperEnv); path != "" {
-		h, _ := fixed.NewHandler(netip.MustParseAddr("10.0.0.1"), 30)
+		h, _ := fixed.NewResponder(netip.MustParseAddr("10.0.0.1"), 30)
 		s, err := fixed.Start("127.0.0.1:0", h)
 		if err != nil || os.WriteFile(path+".tmp", []byte(s.Addr()), 0o644) != nil || os.Rename(path+".tmp", path) != nil {
 			os.Exit(1)
@@ -95,8 +99,7 @@ func TestMain(m *testing.M) {
 
 // query asks addr for an A record and checks it is the fixed answer.
 func query(addr string) error {
-	c := &dns.Client{Timeout: time.Second}
-	resp, _, err := c.Exchange(new(dns.Msg).SetQuestion("a.example.", dns.TypeA), addr)
+	resp, err := dnstest.Send("udp", addr, new(dns.Msg).SetQuestion("a.example.", dns.TypeA))
 	if err == nil && (len(resp.Answer) != 1 || !strings.HasSuffix(resp.Answer[0].String(), "10.0.0.1")) {
 		err = fmt.Errorf("not the fixed answer: %v", resp.Answer)
 	}
@@ -116,23 +119,26 @@ func buildHelper(t *testing.T, dir string) string {
 }
 
 // waitForAddr polls until the helper has written its address, and fails
-// with the helper's log if it exits first.
-func waitForAddr(t *testing.T, ctx context.Context, path string, p *proc.Process, logFile string) string {
+// with the helper's log if it exits first or ctx ends.
+func waitForAddr(t *testing.T, ctx context.Context, path string, p *kubeproc.Process, logFile string) string {
 	t.Helper()
-	for {
-		if b, err := os.ReadFile(path); err == nil {
-			return string(b)
+	var addr []byte
+	err := poll.Every(ctx, time.Minute, 20*time.Millisecond, func(context.Context) (err error) {
+		if addr, err = os.ReadFile(path); err == nil {
+			return nil
 		}
 		select {
 		case <-p.Done():
-			log, _ := os.ReadFile(logFile)
-			t.Fatalf("the server under callgrind exited before it served:\n%s", log)
-		case <-ctx.Done():
-			log, _ := os.ReadFile(logFile)
-			t.Fatalf("the server under callgrind never started:\n%s", log)
-		case <-time.After(20 * time.Millisecond):
+			return poll.Permanent(errors.New("the server under callgrind exited before it served"))
+		default:
+			return err
 		}
+	})
+	if err != nil {
+		log, _ := os.ReadFile(logFile)
+		t.Fatalf("%v:\n%s", err, log)
 	}
+	return string(addr)
 }
 
 func TestControlFailsForAProcessNotUnderCallgrind(t *testing.T) {

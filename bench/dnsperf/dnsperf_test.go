@@ -115,7 +115,7 @@ func TestRunCountsEveryAnswerOfARealServer(t *testing.T) {
 	if _, err := exec.LookPath("dnsperf"); err != nil {
 		t.Skip("dnsperf is not installed (apt-get install dnsperf)")
 	}
-	h, _ := fixed.NewHandler(netip.MustParseAddr("10.0.0.1"), 30)
+	h, _ := fixed.NewResponder(netip.MustParseAddr("10.0.0.1"), 30)
 	srv, err := fixed.Start("127.0.0.1:0", h)
 	if err != nil {
 		t.Fatal(err)

@@ -9,11 +9,13 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/bench/fixed"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
-func startFixed(t *testing.T) *fixed.Server {
+func startFixed(t *testing.T) *dnsserver.Server {
 	t.Helper()
-	h, err := fixed.NewHandler(netip.MustParseAddr("10.0.0.1"), 30)
+	h, err := fixed.NewResponder(netip.MustParseAddr("10.0.0.1"), 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +42,7 @@ func TestEveryQueryGetsTheFixedAnswer(t *testing.T) {
 				qtype uint16
 			}{{"web.default.svc.cluster.local.", dns.TypeA}, {"Other.Example.", dns.TypeAAAA}} {
 				m := new(dns.Msg).SetQuestion(q.name, q.qtype)
-				c := &dns.Client{Net: proto, Timeout: 2 * time.Second}
-				resp, _, err := c.Exchange(m, s.Addr())
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := dnstest.Exchange(t, proto, s.Addr(), m)
 				if len(resp.Answer) != 1 || resp.Answer[0].String() != q.name+"\t30\tIN\tA\t10.0.0.1" {
 					t.Fatalf("answer for %s: %v", q.name, resp.Answer)
 				}
@@ -60,24 +58,21 @@ func TestAQueryWithoutAQuestionGetsFormErr(t *testing.T) {
 	s := startFixed(t)
 	m := new(dns.Msg)
 	m.Id = 7
-	resp, _, err := (&dns.Client{Timeout: 2 * time.Second}).Exchange(m, s.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := dnstest.Exchange(t, "udp", s.Addr(), m)
 	if resp.Rcode != dns.RcodeFormatError {
 		t.Fatalf("rcode %s, want FORMERR", dns.RcodeToString[resp.Rcode])
 	}
 }
 
-func TestNewHandlerRejectsIPv6(t *testing.T) {
-	if _, err := fixed.NewHandler(netip.MustParseAddr("fd00::1"), 30); err == nil {
+func TestNewResponderRejectsIPv6(t *testing.T) {
+	if _, err := fixed.NewResponder(netip.MustParseAddr("fd00::1"), 30); err == nil {
 		t.Fatal("want an error for an IPv6 answer")
 	}
 }
 
 func TestStartRejectsAnAddressInUse(t *testing.T) {
 	s := startFixed(t)
-	h, _ := fixed.NewHandler(netip.MustParseAddr("10.0.0.1"), 30)
+	h, _ := fixed.NewResponder(netip.MustParseAddr("10.0.0.1"), 30)
 	if _, err := fixed.Start(s.Addr(), h); err == nil {
 		t.Fatal("want an error for a port in use")
 	}

@@ -1,4 +1,4 @@
-// Package proc starts and stops the benchmark's server processes, pinned to
-// a CPU with taskset, and reads their CPU time and resident memory from
-// /proc.
+// Package proc reads the CPU time and resident memory of the benchmark's
+// server processes from /proc, and pins a command to a CPU with taskset.
+// internal/kubeproc starts, supervises and stops them.
 package proc

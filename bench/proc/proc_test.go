@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesky/kubesky/internal/kubeproc"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -41,17 +42,18 @@ func TestParseStatusReadsResidentAndPeak(t *testing.T) {
 
 func TestAPinnedProcessIsMeasuredAndStopped(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "sh.log")
-	p, err := Start(Spec{Name: "sh", Argv: []string{"sh", "-c", "echo started; while :; do :; done"}, CPU: 0, Log: log})
+	argv := Pin(0, []string{"sh", "-c", "echo started; while :; do :; done"})
+	p, err := kubeproc.Start(kubeproc.Spec{Name: "sh", Path: argv[0], Args: argv[1:], Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	polltest.True(t, "CPU time to grow", func() bool { d, err := CPUTime(p.Pid()); return err == nil && d > 0 })
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/status")
+	polltest.True(t, "CPU time to grow", func() bool { d, err := CPUTime(p.PID()); return err == nil && d > 0 })
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID()) + "/status")
 	if err != nil || !strings.Contains(string(status), "Cpus_allowed_list:\t0\n") {
 		t.Fatalf("not pinned to CPU 0: %v", err)
 	}
-	if m, err := ReadMemory(p.Pid()); err != nil || m.RSS <= 0 || m.Peak < m.RSS {
+	if m, err := ReadMemory(p.PID()); err != nil || m.RSS <= 0 || m.Peak < m.RSS {
 		t.Fatalf("memory %+v, %v", m, err)
 	}
 	if err := p.Stop(5 * time.Second); err != nil {
@@ -62,38 +64,8 @@ func TestAPinnedProcessIsMeasuredAndStopped(t *testing.T) {
 	}
 }
 
-func TestStopKillsAProcessThatIgnoresSIGTERM(t *testing.T) {
-	p, err := Start(Spec{Name: "stubborn", Argv: []string{"sh", "-c", "trap '' TERM; echo ready; while :; do :; done"}, CPU: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Kill)
-	polltest.True(t, "the trap to be set", func() bool { d, _ := CPUTime(p.Pid()); return d > 0 })
-	err = p.Stop(200 * time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "killed") {
-		t.Fatalf("stop: %v, want an error saying it was killed", err)
-	}
-	if done, _ := p.Exited(); !done {
-		t.Fatal("still running after Stop")
-	}
-}
-
-func TestStopReportsAProcessThatFailedEarlier(t *testing.T) {
-	p, err := Start(Spec{Name: "false", Argv: []string{"false"}, CPU: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-p.Done()
-	if err := p.Stop(time.Second); err == nil || !strings.Contains(err.Error(), "already exited") {
-		t.Fatalf("stop: %v", err)
-	}
-}
-
-func TestStartFailsForAMissingCommand(t *testing.T) {
-	if _, err := Start(Spec{Name: "missing", Argv: []string{"/nonexistent/cmd"}, CPU: -1}); err == nil {
-		t.Fatal("want an error")
-	}
-	if _, err := Start(Spec{Name: "empty", CPU: -1}); err == nil {
-		t.Fatal("want an error for no command")
+func TestPinLeavesACommandFreeForANegativeCPU(t *testing.T) {
+	if got := Pin(-1, []string{"sh", "-c", "true"}); strings.Join(got, " ") != "sh -c true" {
+		t.Fatalf("Pin(-1) = %q", got)
 	}
 }

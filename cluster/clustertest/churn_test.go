@@ -2,6 +2,7 @@ package clustertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // The Service churn: changes a second, how long an acknowledged change may
@@ -100,19 +102,24 @@ func (ch *churn) check(change, name, ip string) {
 	ch.checks.Add(1)
 	go func() {
 		defer ch.checks.Done()
-		for time.Since(acked) < churnGiveUp {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := poll.Every(context.Background(), churnGiveUp, churnPoll, func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
 			reply, err := ch.c.Exchange(ctx, cluster.ClusterDNS+":53", fqdn, dns.TypeA)
-			cancel()
-			if err == nil && answers(reply, ip) {
-				ch.record(time.Since(acked), "")
-				return
+			if err == nil && !answers(reply, ip) {
+				err = errNotYet
 			}
-			time.Sleep(churnPoll) // the polling interval
+			return err
+		})
+		if err != nil {
+			ch.record(0, change)
+			return
 		}
-		ch.record(0, change)
+		ch.record(time.Since(acked), "")
 	}()
 }
+
+var errNotYet = errors.New("the change does not show yet")
 
 // answers reports whether reply is an A record for ip, or NXDOMAIN when ip
 // is empty.

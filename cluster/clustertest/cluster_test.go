@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // The pod-deletion load: lookups, and the pause after each (busybox usleep).
@@ -44,18 +45,15 @@ func TestCluster(t *testing.T) {
 		}
 	})
 	t.Run("busybox's resolver through kube-proxy", func(t *testing.T) {
-		for name, want := range map[string]string{
+		checkLookups(t, c, []string{"busybox", "nslookup"}, map[string]string{
 			"web":                               webIP,
 			"web.default.svc.cluster.local":     webIP,
 			"db-0.db.default.svc.cluster.local": dbIP,
 			"docs.default.svc.cluster.local":    cluster.UpstreamNames["www.example.org."],
 			"www.example.org":                   cluster.UpstreamNames["www.example.org."],
-		} {
-			out := execIn(t, c, "busybox", "nslookup", name)
-			if !regexp.MustCompile(`Address: ` + regexp.QuoteMeta(want) + `\b`).MatchString(out) {
-				t.Errorf("nslookup %s: want %s in\n%s", name, want, out)
-			}
-		}
+		}, func(out, want string) bool {
+			return regexp.MustCompile(`Address: ` + regexp.QuoteMeta(want) + `\b`).MatchString(out)
+		})
 	})
 	t.Run("an SRV record per named port", func(t *testing.T) {
 		out := execIn(t, c, "busybox", "nslookup", "-type=SRV", "_http._tcp.web.default.svc.cluster.local")
@@ -64,18 +62,13 @@ func TestCluster(t *testing.T) {
 		}
 	})
 	t.Run("glibc's resolver (getent hosts) through the search path", func(t *testing.T) {
-		for name, want := range map[string]string{
+		checkLookups(t, c, []string{"glibc", "getent", "hosts"}, map[string]string{
 			"web":             webIP,
 			"web.default":     webIP,
 			"db-0.db":         dbIP,
 			"docs":            cluster.UpstreamNames["www.example.org."],
 			"www.example.org": cluster.UpstreamNames["www.example.org."],
-		} {
-			out := execIn(t, c, "glibc", "getent", "hosts", name)
-			if !strings.HasPrefix(out, want+" ") {
-				t.Errorf("getent hosts %s = %q, want %s", name, out, want)
-			}
-		}
+		}, func(out, want string) bool { return strings.HasPrefix(out, want+" ") })
 	})
 	t.Run("deleting a kubesky pod under load fails no lookup", func(t *testing.T) {
 		lookupsWhileDeleting(t, c)
@@ -103,7 +96,7 @@ spec:
 	if err := c.Client.CoreV1().Pods("kube-system").Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, func() error {
+	polltest.Every(t, 2*time.Minute, apiPoll, "the deleted kubesky pod replaced", func() error {
 		pods := kubeskyPods(t, c)
 		if len(pods) != 2 || pods[0] == victim || pods[1] == victim {
 			return fmt.Errorf("kubesky pods ready: %v", pods)
@@ -129,11 +122,24 @@ func grepFail(log string) string {
 	return strings.Join(lines, "\n")
 }
 
+// checkLookups runs lookup (a pod, then a command) with each name of want
+// as its last argument, and fails the test unless found accepts the output
+// for the name's address.
+func checkLookups(t *testing.T, c *cluster.Cluster, lookup []string, want map[string]string, found func(out, ip string) bool) {
+	t.Helper()
+	for name, ip := range want {
+		out := execIn(t, c, lookup[0], append(lookup[1:len(lookup):len(lookup)], name)...)
+		if !found(out, ip) {
+			t.Errorf("%s %s: want %s in\n%s", strings.Join(lookup[1:], " "), name, ip, out)
+		}
+	}
+}
+
 // waitForLog polls a pod's log until done accepts it, and returns it.
 func waitForLog(t *testing.T, c *cluster.Cluster, pod string, done func(string) bool) string {
 	t.Helper()
 	var log string
-	eventually(t, 3*time.Minute, func() error {
+	polltest.Every(t, 3*time.Minute, apiPoll, "pod "+pod+"'s log", func() error {
 		data, err := c.Client.CoreV1().Pods("default").GetLogs(pod, &corev1.PodLogOptions{}).DoRaw(t.Context())
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // etcdMember0 is the first member's client URL (its Service's fixed IP).
@@ -34,7 +35,7 @@ const (
 // lost or late.
 func disruptUnderLoad(t *testing.T, c *cluster.Cluster) {
 	createService(t, c, "web")
-	eventually(t, time.Minute, func() error { return resolves(t, c, "web.default.svc.cluster.local.") })
+	polltest.Every(t, time.Minute, apiPoll, "web resolving", func() error { return resolves(t, c, "web.default.svc.cluster.local.") })
 	lookupsStart := startLookups(t, c, "load-shared")
 	waitForLog(t, c, "load-shared", func(log string) bool { return strings.Count(log, "\n") >= 40 })
 
@@ -56,7 +57,7 @@ func disruptUnderLoad(t *testing.T, c *cluster.Cluster) {
 		{"skydns", 2, func() []string { return podNames(readyPods(t, c, "skydns")) }},
 	} {
 		var victims []string
-		eventually(t, time.Minute, func() error {
+		polltest.Every(t, time.Minute, apiPoll, "a "+step.component+" pod to delete", func() error {
 			if victims = step.pick(); len(victims) == 0 {
 				return fmt.Errorf("no %s pod to delete yet", step.component)
 			}
@@ -157,7 +158,7 @@ func checkEtcdTLS(t *testing.T, c *cluster.Cluster) {
 	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(secret.Data["ca.crt"])
-	pair, err := tls.X509KeyPair(secret.Data["client.crt"], secret.Data["client.key"])
+	pair, err := tls.X509KeyPair(secret.Data["client-kubesky.crt"], secret.Data["client-kubesky.key"])
 	if err != nil {
 		t.Fatal(err)
 	}

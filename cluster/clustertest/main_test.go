@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // startCluster starts the cluster for one test with overlay deployed (""
@@ -94,7 +95,7 @@ func execIn(t *testing.T, c *cluster.Cluster, pod string, command ...string) str
 // waitPodsReady waits until the named pods in default are Ready.
 func waitPodsReady(t *testing.T, c *cluster.Cluster, names ...string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, func() error {
+	polltest.Every(t, 2*time.Minute, apiPoll, "pods ready", func() error {
 		for _, name := range names {
 			pod, err := c.Client.CoreV1().Pods("default").Get(t.Context(), name, metav1.GetOptions{})
 			if err != nil {
@@ -117,22 +118,9 @@ func podReady(pod *corev1.Pod) bool {
 	return false
 }
 
-// eventually polls cond every 200ms until it is nil, failing the test with
-// its last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not done after %s: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond) // the polling interval, not a wait for a condition
-	}
-}
+// apiPoll is the interval between two checks of a condition on the
+// cluster (polltest.Every): most ask the API server.
+const apiPoll = 200 * time.Millisecond
 
 // hostState is what the cluster must not change on the host.
 type hostState struct {

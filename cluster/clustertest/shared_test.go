@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubesky/kubesky/cluster"
 	"github.com/kubesky/kubesky/deploy"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // The shared topology's names (deploy/shared-etcd).
@@ -89,16 +90,17 @@ func describeAll(objs []*unstructured.Unstructured) []string {
 	return out
 }
 
-// createEtcdSecret makes the TLS files with `kubesky-demo etcd-pki` and
-// the Secret from them, as deploy/README.md says.
+// createEtcdSecret makes the TLS files with `kubesky-demo pki --etcd-only`
+// and the Secret from them, as deploy/README.md says.
 func createEtcdSecret(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "etcd-tls")
-	out, err := exec.Command(filepath.Join(c.Cfg().BinDir, "kubesky-demo"), "etcd-pki", "--dir", dir).CombinedOutput()
+	args := append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...)
+	out, err := exec.Command(filepath.Join(c.Cfg().BinDir, "kubesky-demo"), args...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("kubesky-demo etcd-pki: %v\n%s", err, out)
+		t.Fatalf("kubesky-demo %v: %v\n%s", args, err, out)
 	}
-	kubectl(t, c, nil, "-n", "kube-system", "create", "secret", "generic", etcdTLSSecret, "--from-file="+dir)
+	kubectl(t, c, nil, "-n", "kube-system", "create", "secret", "generic", etcdTLSSecret, "--from-file="+filepath.Join(dir, "etcd"))
 }
 
 // createLocalVolumes makes n hostPath PersistentVolumes of the class
@@ -229,7 +231,7 @@ func deleteAndWait(t *testing.T, c *cluster.Cluster, component, victim string, w
 	if err := c.Client.CoreV1().Pods("kube-system").Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Minute, func() error {
+	polltest.Every(t, 3*time.Minute, apiPoll, "the deleted "+component+" pod replaced", func() error {
 		var names []string
 		for _, p := range readyPods(t, c, component) {
 			if p.UID == pod.UID {

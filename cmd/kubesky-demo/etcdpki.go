@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,11 +16,13 @@ import (
 
 // etcdPKIConfig says what pki writes for an etcd cluster that talks TLS
 // to its clients and its peers: a CA, a certificate per member (serving
-// and peer), and a client certificate per etcd user of etcdAccounts, whose
-// common name is the user (etcd's --client-cert-auth).
+// and peer), and a client certificate per etcd user, whose common name is
+// the user (etcd's --client-cert-auth).
 type etcdPKIConfig struct {
 	dir      string   // <pki dir>/etcd
 	members  []string // member names, which are also their DNS names
+	names    []string // more DNS names and IPs in every member's certificate
+	users    []string // the etcd users given a client certificate
 	caCert   string   // if set, issue with this CA instead of a new one
 	caKey    string
 	validity time.Duration
@@ -32,11 +35,35 @@ func (c etcdPKIConfig) validate() error {
 			return fmt.Errorf("--etcd-member %q is not a DNS name: %s", m, errs[0])
 		}
 	}
+	if err := validateNames(c.names); err != nil {
+		return err
+	}
+	for _, user := range c.users {
+		if user == "" {
+			return errors.New("--etcd-user: an empty user")
+		}
+	}
 	if (c.caCert == "") != (c.caKey == "") {
 		return fmt.Errorf("--etcd-ca-cert and --etcd-ca-key must be given together")
 	}
 	if c.caCert != "" && len(c.members) == 0 {
 		return fmt.Errorf("--etcd-ca-cert needs --etcd-member")
+	}
+	return nil
+}
+
+// validateNames checks that each of --etcd-name is an IP or a DNS name.
+func validateNames(names []string) error {
+	for _, name := range names {
+		if name == "" {
+			return errors.New("--etcd-name: an empty name")
+		}
+		if net.ParseIP(name) != nil {
+			continue
+		}
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			return fmt.Errorf("--etcd-name %q is neither an IP nor a DNS name: %s", name, errs[0])
+		}
 	}
 	return nil
 }
@@ -50,7 +77,7 @@ func (c etcdPKIConfig) files() []string {
 	for _, m := range c.members {
 		files = append(files, c.memberFile(m)+".crt", c.memberFile(m)+".key")
 	}
-	for _, user := range etcdUsers() {
+	for _, user := range c.users {
 		files = append(files, c.clientFile(user)+".crt", c.clientFile(user)+".key")
 	}
 	return files
@@ -81,10 +108,8 @@ func (c etcdPKIConfig) write() error {
 			return err
 		}
 	}
-	for _, user := range etcdUsers() {
-		tmpl := kubeproc.CertTemplate(user, c.validity)
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		if _, _, err := ca.Issue("client-"+user, tmpl); err != nil {
+	for _, user := range c.users {
+		if _, _, err := ca.Issue("client-"+user, c.clientTemplate(user)); err != nil {
 			return err
 		}
 	}
@@ -104,11 +129,33 @@ func (c etcdPKIConfig) ca() (*kubeproc.CA, error) {
 
 // memberTemplate is a member's certificate: it serves clients and peers
 // under its name, localhost and loopback (for a port published on the
-// host), and is the client certificate it shows its peers.
+// host) and the names of --etcd-name, and is the client certificate it
+// shows its peers.
 func (c etcdPKIConfig) memberTemplate(name string) *x509.Certificate {
 	tmpl := kubeproc.CertTemplate(name, c.validity)
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
 	tmpl.DNSNames = []string{name, "localhost"}
 	tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+	addNames(tmpl, c.names)
 	return tmpl
+}
+
+// clientTemplate is a user's client certificate. It names no host: etcd
+// checks the names of any client certificate that has some against the
+// address it connects from.
+func (c etcdPKIConfig) clientTemplate(user string) *x509.Certificate {
+	tmpl := kubeproc.CertTemplate(user, c.validity)
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	return tmpl
+}
+
+// addNames adds each name to tmpl as an IP address or a DNS name.
+func addNames(tmpl *x509.Certificate, names []string) {
+	for _, name := range names {
+		if ip := net.ParseIP(name); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, name)
+		}
+	}
 }

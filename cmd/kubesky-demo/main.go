@@ -10,7 +10,6 @@
 //	kubesky-demo run                  the one-machine demo (the default)
 //	kubesky-demo pki --dir D ...      write certificates, an admin token and kubeconfigs for a kube-apiserver
 //	kubesky-demo etcd-auth ...        create etcd's roles and users, enable auth
-//	kubesky-demo etcd-pki --dir D     write the etcd TLS files of deploy/shared-etcd
 //	kubesky-demo apply --kubeconfig K apply the examples (or -f files) with server-side apply
 //	kubesky-demo show                 print the records in etcd and dig-style answers
 package main
@@ -31,9 +30,9 @@ Commands:
   run        start skydns, etcd, kube-apiserver and kube2sky, load the examples, show the
              records and answers, and stay up until Ctrl-C (the default)
   pki        write the certificates, admin token and kubeconfigs a kube-apiserver needs
-             (and, with --etcd-member, an etcd cluster's TLS certificates)
+             (and, with --etcd-member, an etcd cluster's TLS certificates; with --etcd-only,
+             those alone, as deploy/shared-etcd's Secret holds them)
   etcd-auth  create the etcd roles and users of deploy/README.md and enable auth
-  etcd-pki   write the etcd CA and certificates deploy/shared-etcd's Secret holds
   apply      apply the example Services (or -f files) to an API server, server-side
   show       print the records in etcd and dig-style answers from skydns
 
@@ -53,7 +52,6 @@ var commands = map[string]command{
 	"run":       runCommand,
 	"pki":       pkiCommand,
 	"etcd-auth": etcdAuthCommand,
-	"etcd-pki":  etcdPKICommand,
 	"apply":     applyCommand,
 	"show":      showCommand,
 }

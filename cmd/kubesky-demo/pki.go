@@ -23,6 +23,7 @@ type pkiConfig struct {
 	validity   time.Duration // of the certificates
 	force      bool          // write new files even when they exist
 	etcd       etcdPKIConfig // with members: the etcd cluster's certificates, in <dir>/etcd
+	etcdOnly   bool          // write the etcd files alone, not the API server's
 }
 
 // kubeconfigs returns the kubeconfig files to write and their server URLs.
@@ -35,7 +36,7 @@ func (c pkiConfig) kubeconfigs() map[string]string {
 }
 
 func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := pkiConfig{validity: 365 * 24 * time.Hour}
+	c := pkiConfig{validity: 365 * 24 * time.Hour, etcd: etcdPKIConfig{users: etcdUsers()}}
 	fs := pflag.NewFlagSet("pki", pflag.ContinueOnError)
 	fs.StringVar(&c.dir, "dir", "", "directory to write into (required)")
 	fs.StringVar(&c.server, "server", "https://127.0.0.1:6443", "API server URL for <dir>/kubeconfig")
@@ -44,12 +45,16 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.DurationVar(&c.validity, "validity", c.validity, "how long the certificates are valid")
 	fs.BoolVar(&c.force, "force", false, "write new files even if they exist")
 	fs.StringSliceVar(&c.etcd.members, "etcd-member", nil, "name of an etcd member, repeatable: writes <dir>/etcd/ with a CA, each member's certificate and one client certificate per etcd user")
+	fs.StringSliceVar(&c.etcd.names, "etcd-name", nil, "extra DNS name or IP in every member's certificate, repeatable (the addresses clients and peers dial)")
+	fs.StringSliceVar(&c.etcd.users, "etcd-user", c.etcd.users, "etcd user given a client certificate (client-<user>.crt, common name = user), repeatable")
+	fs.BoolVar(&c.etcdOnly, "etcd-only", false, "write only <dir>/etcd, not the API server's files and kubeconfigs")
 	fs.StringVar(&c.etcd.caCert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
 	fs.StringVar(&c.etcd.caKey, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
 	summary := "Writes a CA, the API server's certificate, a service-account key, a token file with an\n" +
 		"admin user in system:masters, and kubeconfigs for that user. With --etcd-member, also an\n" +
-		"etcd cluster's certificates in <dir>/etcd (see `kubesky-demo etcd-auth`). Existing files\n" +
-		"are kept (without --force), so running it again is safe."
+		"etcd cluster's certificates in <dir>/etcd (see `kubesky-demo etcd-auth`); --etcd-only\n" +
+		"writes those alone (deploy/shared-etcd's Secret). The etcd CA's key is not kept. Existing\n" +
+		"files are kept (without --force), so running it again is safe."
 	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
 		return code
 	}
@@ -64,27 +69,39 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	if wrote {
-		fmt.Fprintf(stdout, "wrote certificates, token and kubeconfigs in %s\n", c.dir)
-		if len(c.etcd.members) > 0 {
-			fmt.Fprintf(stdout, "etcd's CA and certificates for %s and users %s are in %s\n",
-				strings.Join(c.etcd.members, ", "), strings.Join(etcdUsers(), ", "), c.etcd.dir)
-		}
+		c.reportWritten(stdout)
 	} else {
 		fmt.Fprintf(stdout, "kept the existing files in %s (--force writes new ones)\n", c.dir)
 	}
 	return 0
 }
 
+// reportWritten says what pki wrote.
+func (c pkiConfig) reportWritten(stdout io.Writer) {
+	if !c.etcdOnly {
+		fmt.Fprintf(stdout, "wrote certificates, token and kubeconfigs in %s\n", c.dir)
+	}
+	if len(c.etcd.members) > 0 {
+		fmt.Fprintf(stdout, "wrote etcd's CA and certificates for %s and users %s in %s\n",
+			strings.Join(c.etcd.members, ", "), strings.Join(c.etcd.users, ", "), c.etcd.dir)
+	}
+}
+
 func (c pkiConfig) validate() error {
-	if c.dir == "" {
+	switch {
+	case c.dir == "":
 		return fmt.Errorf("--dir is required")
+	case c.validity <= 0:
+		return fmt.Errorf("--validity must be positive, got %s", c.validity)
+	case c.etcdOnly && len(c.etcd.members) == 0:
+		return fmt.Errorf("--etcd-only needs --etcd-member")
 	}
 	return c.etcd.validate()
 }
 
-// writePKI writes the API server's files and the kubeconfigs, then the
-// etcd files, each set unless it all exists and force is off. It reports
-// whether it wrote.
+// writePKI writes the API server's files and the kubeconfigs (unless
+// etcdOnly), then the etcd files, each set unless it all exists and force
+// is off. It reports whether it wrote.
 func writePKI(c pkiConfig) (bool, error) {
 	wrote, err := writeAPIServerPKI(c)
 	if err != nil || len(c.etcd.members) == 0 || (!c.force && c.etcd.exist()) {
@@ -94,6 +111,9 @@ func writePKI(c pkiConfig) (bool, error) {
 }
 
 func writeAPIServerPKI(c pkiConfig) (bool, error) {
+	if c.etcdOnly {
+		return false, nil
+	}
 	files := kubeproc.APIServerFilesIn(c.dir)
 	if !c.force && files.Exist() && allExist(c.kubeconfigs()) {
 		return false, nil

@@ -166,13 +166,17 @@ func writeCA(t *testing.T) (certFile, keyFile string) {
 	return ca.CertFile, keyFile
 }
 
-// verifyCert checks that dir/name.crt and .key are a pair and that the
-// certificate verifies under dir/ca.crt for usage; it returns it.
+// verifyCert checks that dir/name.crt and .key are a pair, that only the
+// owner may read the key, and that the certificate verifies under
+// dir/ca.crt for usage; it returns it.
 func verifyCert(t *testing.T, dir, name string, usage x509.ExtKeyUsage) *x509.Certificate {
 	t.Helper()
 	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if info, err := os.Stat(filepath.Join(dir, name+".key")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("%s.key: %v, %v; want mode 0600", name, info.Mode(), err)
 	}
 	cert, err := x509.ParseCertificate(pair.Certificate[0])
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/ipv4"
 
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/captures"
 )
 
@@ -44,17 +45,13 @@ func measureCapacity(t *testing.T, srv *hostileTarget, pool [][]byte, blast int)
 	before := dropped()
 	r := sendFlood(t, srv.dns, pool, blast, 1<<30)
 	taken := r.sent - (dropped() - before)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	polltest.Every(t, 20*time.Second, 100*time.Millisecond, "the server fast again after the capacity's measure", func() error {
 		took, err := askOnce(srv.dns, captures.Clients()[0])
-		if err == nil && took < 20*time.Millisecond {
-			break
+		if err == nil && took >= 20*time.Millisecond {
+			err = fmt.Errorf("answered in %v", took)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server is still slow (%v, %v) 20 s after the capacity's measure", took, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err
+	})
 	return int(float64(taken) / r.took.Seconds())
 }
 
@@ -180,7 +177,7 @@ type goodResult struct {
 }
 
 // askWhileFlooded asks the real clients' queries, one every 10 ms from a
-// fresh socket each, until ctx ends; a query is answered when a response
+// fresh socket each on goodClientIP, until ctx ends; a query is answered when a response
 // with its ID comes within 1 s and is not SERVFAIL.
 func askWhileFlooded(ctx context.Context, addr string) goodResult {
 	queries := captures.Clients()
@@ -208,9 +205,18 @@ func askWhileFlooded(ctx context.Context, addr string) goodResult {
 	return r
 }
 
+// goodClientIP is the well-behaved client's source address: another
+// loopback address than the flood's 127.0.0.1, as another pod's IP is
+// another in a cluster.
+var goodClientIP = net.IPv4(127, 0, 0, 2)
+
 func askOnce(addr string, query []byte) (time.Duration, error) {
 	start := time.Now()
-	conn, err := net.Dial("udp", addr)
+	server, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := net.DialUDP("udp", &net.UDPAddr{IP: goodClientIP}, server)
 	if err != nil {
 		return 0, err
 	}

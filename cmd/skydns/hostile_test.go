@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // The hostile traffic test runs a built skydns (SKYDNS_HOSTILE_BINARY,
@@ -150,22 +150,12 @@ func startHostileTarget(t *testing.T, bin string) *hostileTarget {
 // startUpstream is a DNS server on 127.0.0.1 answering every question with
 // an A record.
 func startUpstream(t *testing.T) string {
-	answer := func(_ context.Context, q dnsserver.Query) *dns.Msg {
-		resp := new(dns.Msg).SetReply(q.Msg)
-		hdr := dns.RR_Header{Name: q.Msg.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}
+	return dnstest.StartServer(t, dnstest.Reply(func(q *dns.Msg) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q)
+		hdr := dns.RR_Header{Name: q.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}
 		resp.Answer = []dns.RR{&dns.A{Hdr: hdr, A: net.IPv4(192, 0, 2, 1)}}
 		return resp
-	}
-	s, err := dnsserver.Start(dnsserver.Config{Addr: "127.0.0.1:0", Answerer: dnsserver.AnswerFunc(answer)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
-	return s.Addr()
+	}))
 }
 
 // errorLines keeps the server's log lines at level ERROR, reading them
@@ -203,8 +193,7 @@ func checkSurvived(t *testing.T, srv *hostileTarget) {
 		t.Fatalf("the server process is gone: %v", err)
 	}
 	for _, proto := range []string{"udp", "tcp"} {
-		c := &dns.Client{Net: proto, Timeout: 2 * time.Second}
-		resp, _, err := c.Exchange(new(dns.Msg).SetQuestion("web.default.svc.cluster.local.", dns.TypeA), srv.dns)
+		resp, err := dnstest.Send(proto, srv.dns, new(dns.Msg).SetQuestion("web.default.svc.cluster.local.", dns.TypeA))
 		if err != nil || resp.Rcode != dns.RcodeSuccess || len(resp.Answer) != 1 {
 			t.Errorf("after the hostile traffic, %s: %v %v", proto, resp, err)
 		}

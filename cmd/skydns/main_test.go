@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 var (
@@ -202,6 +205,19 @@ func startReady(t *testing.T, env []string, args ...string) (*exec.Cmd, <-chan s
 // log lines, and its DNS and HTTP addresses.
 func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, <-chan string, string, string) {
 	t.Helper()
+	cmd, logs := runLogged(t, bin, env, args...)
+	dnsAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving DNS" addr=(\S+)`))
+	httpAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`))
+	waitReady(t, httpAddr)
+	return cmd, logs, dnsAddr, httpAddr
+}
+
+// runLogged starts bin on free ports with its embedded etcd in a temporary
+// directory (unless args name endpoints), its environment clean but for
+// env; it returns the process, killed when the test ends, and its log
+// lines.
+func runLogged(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
 		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd")}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
@@ -215,10 +231,7 @@ func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	logs := make(chan string, 1000)
 	go scanLines(stderr, logs)
-	dnsAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving DNS" addr=(\S+)`))
-	httpAddr := waitLog(t, logs, regexp.MustCompile(`msg="serving HTTP" addr=(\S+)`))
-	waitReady(t, httpAddr)
-	return cmd, logs, dnsAddr, httpAddr
+	return cmd, logs
 }
 
 func TestTheGCTargetIsSetByTheFlagOrLeftToGOGC(t *testing.T) {
@@ -357,22 +370,18 @@ func waitReady(t *testing.T, addr string) {
 // waitReadyz polls /readyz until it answers code with substr in its body.
 func waitReadyz(t *testing.T, addr string, code int, substr string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	polltest.Within(t, 30*time.Second, fmt.Sprintf("/readyz on %s answering %d %q", addr, code, substr), func() error {
 		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == code && strings.Contains(string(body), substr) {
-				return
-			}
-			err = fmt.Errorf("%d %q", resp.StatusCode, body)
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz on %s not %d %q within 30s (last: %v)", addr, code, substr, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != code || !strings.Contains(string(body), substr) {
+			return fmt.Errorf("%d %q", resp.StatusCode, body)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // TestEveryLineFollowsTheLogFormat starts the binary in each format with
@@ -409,19 +418,7 @@ func TestEveryLineFollowsTheLogFormat(t *testing.T) {
 // Every line read meanwhile is checked to be in args' --log-format.
 func startLogging(t *testing.T, start *regexp.Regexp, args ...string) (*exec.Cmd, <-chan string, string) {
 	t.Helper()
-	cmd := exec.Command(skydnsBinary(t), append([]string{"--dns-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--udp-sockets", "1",
-		"--embedded-etcd-addr", "127.0.0.1:0", "--etcd-data-dir", filepath.Join(t.TempDir(), "etcd")}, args...)...)
-	cmd.Env = cleanEnv()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	logs := make(chan string, 1000)
-	go scanLines(stderr, logs)
+	cmd, logs := runLogged(t, skydnsBinary(t), nil, append([]string{"--udp-sockets", "1"}, args...)...)
 	dnsAddr := waitLog(t, logs, regexp.MustCompile(`serving DNS"?[,\s]"?addr"?[=:]"?([0-9.:]+)`))
 	waitReady(t, waitLog(t, logs, start))
 	return cmd, logs, dnsAddr
@@ -430,10 +427,8 @@ func startLogging(t *testing.T, start *regexp.Regexp, args ...string) (*exec.Cmd
 // askNXDOMAIN asks for a name of the zone with no records over UDP.
 func askNXDOMAIN(t *testing.T, addr string) {
 	t.Helper()
-	m := new(dns.Msg).SetQuestion("nope.cluster.local.", dns.TypeA)
-	resp, err := dns.Exchange(m, addr)
-	if err != nil || resp.Rcode != dns.RcodeNameError {
-		t.Fatalf("query nope.cluster.local.: %v %v, want NXDOMAIN", resp, err)
+	if resp := dnstest.Ask(t, "udp", addr, "nope.cluster.local.", dns.TypeA); resp.Rcode != dns.RcodeNameError {
+		t.Fatalf("query nope.cluster.local.: %v, want NXDOMAIN", resp)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // proc reads a process's memory and open files from /proc.
@@ -85,13 +87,12 @@ func (p proc) watch(ctx context.Context, t *testing.T) *procPeaks {
 // files.
 func waitFDs(t *testing.T, p proc, n int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for p.fds(t) > n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the server still has %d open files after 30 s, want at most %d", what, p.fds(t), n)
+	polltest.Within(t, 30*time.Second, fmt.Sprintf("%s: at most %d open files", what, n), func() error {
+		if got := p.fds(t); got > n {
+			return fmt.Errorf("the server still has %d open files", got)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // scrapeSum is the sum of every series of metric on addr's /metrics.

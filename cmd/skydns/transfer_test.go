@@ -15,6 +15,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // TestASecondaryFollowsTheZoneThroughNotify runs Knot DNS as a secondary
@@ -31,7 +33,7 @@ func TestASecondaryFollowsTheZoneThroughNotify(t *testing.T) {
 	_, _, dnsAddr, _ := startBinary(t, skydnsBinary(t), nil, "--etcd-endpoints", etcd.ClientURL(),
 		"--transfer-to", "127.0.0.1", "--notify", "127.0.0.1:"+knotPort, "--ns-addrs", "10.96.0.10")
 	knot := startKnot(t, knotd, knotPort, dnsAddr)
-	if resp, _, err := (&dns.Client{}).Exchange(new(dns.Msg).SetAxfr("cluster.local."), dnsAddr); err != nil || resp.Rcode != dns.RcodeRefused {
+	if resp, err := dnstest.Send("udp", dnsAddr, new(dns.Msg).SetAxfr("cluster.local.")); err != nil || resp.Rcode != dns.RcodeRefused {
 		t.Fatalf("AXFR over UDP: %v, %v; want REFUSED", resp, err)
 	}
 
@@ -163,24 +165,17 @@ func startKnot(t *testing.T, knotd, port, primary string) *knotServer {
 // want (the records' data, in any order), or NXDOMAIN when want is empty.
 func waitSecondary(t *testing.T, k *knotServer, name string, qtype uint16, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	c := &dns.Client{Timeout: time.Second}
-	var last string
-	for {
-		resp, _, err := c.Exchange(new(dns.Msg).SetQuestion(name, qtype), k.addr)
-		if err == nil {
-			last = secondaryAnswer(resp)
-			if wantAnswer(want) == last {
-				return
-			}
-		} else {
-			last = err.Error()
+	what := fmt.Sprintf("knotd answering %s %s with %q", name, dns.TypeToString[qtype], wantAnswer(want))
+	polltest.Within(t, 30*time.Second, what, func() error {
+		resp, err := dnstest.Send("udp", k.addr, new(dns.Msg).SetQuestion(name, qtype))
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("knotd answers %s %s with %q after 30s, want %q", name, dns.TypeToString[qtype], last, wantAnswer(want))
+		if got := secondaryAnswer(resp); got != wantAnswer(want) {
+			return fmt.Errorf("answered %q", got)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func secondaryAnswer(m *dns.Msg) string {

@@ -1,12 +1,13 @@
 package harness
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"net"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago. The
@@ -41,32 +42,10 @@ func Eventually(t testing.TB, timeout time.Duration, cond func() error) {
 // wrapped with Permanent. The interval between calls starts at 10ms and
 // doubles up to 250ms.
 func Poll(timeout time.Duration, cond func() error) error {
-	deadline := time.Now().Add(timeout)
-	interval := 10 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return nil
-		}
-		var p permanentError
-		if errors.As(err, &p) {
-			return p.err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("condition not met within %v: %w", timeout, err)
-		}
-		time.Sleep(interval) // the polling interval, not a wait for a condition
-		interval = min(2*interval, 250*time.Millisecond)
-	}
+	return poll.Between(context.Background(), timeout, 10*time.Millisecond, 250*time.Millisecond,
+		func(context.Context) error { return cond() })
 }
 
 // Permanent wraps err so that Poll and Eventually stop at once and report it,
 // for conditions that can no longer become true (a server exited, say).
-func Permanent(err error) error {
-	return permanentError{err}
-}
-
-type permanentError struct{ err error }
-
-func (p permanentError) Error() string { return p.err.Error() }
-func (p permanentError) Unwrap() error { return p.err }
+func Permanent(err error) error { return poll.Permanent(err) }

@@ -196,7 +196,7 @@ func (p *Process) terminate(sig syscall.Signal, grace time.Duration) {
 	if sig == syscall.SIGKILL {
 		run.Kill()
 	} else {
-		run.Stop(grace)
+		_ = run.Stop(grace) // an exit before the stop was reported by wait
 	}
 }
 

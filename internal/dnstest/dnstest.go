@@ -1,5 +1,7 @@
-// Package dnstest holds the DNS assertions that tests of several packages
-// share.
+// Package dnstest holds what tests of several packages share to talk DNS
+// over real sockets: one exchange with a server (Send, Exchange, Ask), a
+// server on 127.0.0.1 that runs until the test ends (Serve, StartServer),
+// and the comparison of records with zone-file text (CheckRecords).
 package dnstest
 
 import (

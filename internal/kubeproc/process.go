@@ -88,9 +88,20 @@ func (p *Process) ExitError() error {
 }
 
 // Stop sends SIGTERM, waits up to grace, then sends SIGKILL; it returns once
-// the process has exited. Stopping an exited process does nothing.
-func (p *Process) Stop(grace time.Duration) {
-	p.terminate(syscall.SIGTERM, grace)
+// the process has exited. An exit within grace is no error, whatever its
+// status; the error says when the process had to be killed, or had
+// exited with an error before Stop.
+func (p *Process) Stop(grace time.Duration) error {
+	if exited, err := p.Exited(); exited {
+		if err != nil {
+			return fmt.Errorf("%s had already exited: %w", p.Name, err)
+		}
+		return nil
+	}
+	if !p.terminate(syscall.SIGTERM, grace) {
+		return fmt.Errorf("%s did not exit within %s of SIGTERM; killed", p.Name, grace)
+	}
+	return nil
 }
 
 // Kill sends SIGKILL, as a crash would, and waits for the exit.
@@ -98,16 +109,21 @@ func (p *Process) Kill() {
 	p.terminate(syscall.SIGKILL, 0)
 }
 
-func (p *Process) terminate(sig syscall.Signal, grace time.Duration) {
+// terminate sends sig unless the process has exited, waits up to grace
+// for the exit, then kills it. It reports whether the process exited
+// within grace.
+func (p *Process) terminate(sig syscall.Signal, grace time.Duration) bool {
 	if exited, _ := p.Exited(); exited {
-		return
+		return true
 	}
 	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
+		return true
 	case <-time.After(grace):
 		_ = p.cmd.Process.Kill()
 		<-p.done
+		return false
 	}
 }
 
@@ -154,7 +170,7 @@ func (g *Group) StopAll(grace time.Duration, report func(name string)) {
 		if exited, _ := list[i].Exited(); !exited && report != nil {
 			report(list[i].Name)
 		}
-		list[i].Stop(grace)
+		_ = list[i].Stop(grace) // report has named it; how it ended is in its log
 	}
 }
 

@@ -1,6 +1,7 @@
 package kubeproc
 
 import (
+	"errors"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // childModeEnv makes the test binary act as a child server in these tests
@@ -67,9 +70,19 @@ func TestGroup(t *testing.T) {
 		p := startTestChild(t, NewGroup(), "stubborn", "stubborn")
 		waitForReady(t, p)
 		start := time.Now()
-		p.Stop(200 * time.Millisecond)
+		stopErr := p.Stop(200 * time.Millisecond)
 		if _, err := p.Exited(); time.Since(start) > 5*time.Second || err == nil {
 			t.Fatalf("stop took %s, exit %v", time.Since(start), err)
+		}
+		if stopErr == nil || !strings.Contains(stopErr.Error(), "killed") {
+			t.Fatalf("stop: %v, want an error saying it was killed", stopErr)
+		}
+	})
+	t.Run("stopping a process that failed earlier reports how it ended", func(t *testing.T) {
+		p := startTestChild(t, NewGroup(), "failed", "crash")
+		<-p.Done()
+		if err := p.Stop(time.Second); err == nil || !strings.Contains(err.Error(), "already exited") {
+			t.Fatalf("stop: %v", err)
 		}
 	})
 	t.Run("a process that dies is reported with the end of its log", func(t *testing.T) {
@@ -98,17 +111,21 @@ func TestGroup(t *testing.T) {
 			t.Fatal("want an error")
 		}
 	})
+	t.Run("no command is an error", func(t *testing.T) {
+		if _, err := Start(Spec{Name: "empty", Log: filepath.Join(t.TempDir(), "empty.log")}); err == nil {
+			t.Fatal("want an error")
+		}
+	})
 }
 
 // waitForReady waits until the child has set up its signal handling and
 // said so in its log, so that a test's SIGTERM does not arrive before.
 func waitForReady(t *testing.T, p *Process) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(Tail(p.Log, 5), "ready") {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never said ready", p.Name)
+	polltest.Within(t, 10*time.Second, p.Name+" saying ready", func() error {
+		if !strings.Contains(Tail(p.Log, 5), "ready") {
+			return errors.New("not in its log yet")
 		}
-		time.Sleep(10 * time.Millisecond) // the polling interval, not a wait for a condition
-	}
+		return nil
+	})
 }

@@ -24,6 +24,12 @@ func Until(ctx context.Context, timeout time.Duration, cond func(context.Context
 	return until(ctx, timeout, First, Max, cond)
 }
 
+// Between is Until with the interval starting at first and doubling up to
+// most.
+func Between(ctx context.Context, timeout, first, most time.Duration, cond func(context.Context) error) error {
+	return until(ctx, timeout, first, most, cond)
+}
+
 // Every is Until with a fixed interval between two checks.
 func Every(ctx context.Context, timeout, interval time.Duration, cond func(context.Context) error) error {
 	return until(ctx, timeout, interval, interval, cond)

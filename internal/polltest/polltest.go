@@ -1,6 +1,7 @@
 // Package polltest is the tests' wait for a condition: it checks every
-// Interval until a deadline (package poll) and fails the test with the
-// condition's last reason, so that no test sleeps for a fixed time.
+// Interval (or an interval of the test's choosing) until a deadline
+// (package poll) and fails the test with the condition's last reason, so
+// that no test sleeps for a fixed time.
 package polltest
 
 import (
@@ -29,7 +30,15 @@ func Eventually(tb testing.TB, what string, cond func() error) {
 // Within is Eventually with its own deadline.
 func Within(tb testing.TB, timeout time.Duration, what string, cond func() error) {
 	tb.Helper()
-	err := poll.Every(context.Background(), timeout, Interval, func(context.Context) error { return cond() })
+	Every(tb, timeout, Interval, what, cond)
+}
+
+// Every is Within with its own interval between two checks, for a
+// condition that costs more than Interval can pay for, such as a request
+// to a cluster's API server.
+func Every(tb testing.TB, timeout, interval time.Duration, what string, cond func() error) {
+	tb.Helper()
+	err := poll.Every(context.Background(), timeout, interval, func(context.Context) error { return cond() })
 	if err != nil {
 		tb.Fatalf("%s: %v", what, err)
 	}

@@ -1,5 +1,5 @@
 // Package dnsserver serves DNS over UDP and TCP on one address and leaves
-// the answers to an Answerer. It owns what is about transport, not data:
+// the answers to a Responder. It owns what is about transport, not data:
 // EDNS0 buffer sizes (the requester's size, at least 512 and at most
 // MaxUDPSize over UDP; 64 KiB over TCP), echoing an OPT record to EDNS
 // queries, truncation with the TC bit, name compression, FORMERR for

@@ -4,9 +4,10 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 // panicReports records what Config.Panicked is told.
@@ -25,29 +26,21 @@ func (p *panicReports) add(path string, packet []byte, _ any) {
 
 func TestAPanickingAnswerIsAnsweredServfailAndTheServerGoesOn(t *testing.T) {
 	answer := records(1)
-	boom := AnswerFunc(func(ctx context.Context, q Query) *dns.Msg {
+	boom := RespondFunc(func(ctx context.Context, q Query) *dns.Msg {
 		if q.Msg.Question[0].Name == "boom.test." {
-			panic("answerer bug")
+			panic("responder bug")
 		}
 		return answer(ctx, q)
 	})
 	reports := &panicReports{}
-	s, err := Start(Config{Addr: "127.0.0.1:0", Answerer: boom, Panicked: reports.add})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-	})
+	s := startServerWith(t, Config{Responder: boom, Panicked: reports.add})
 	for _, proto := range []string{"udp", "tcp"} {
 		t.Run(proto, func(t *testing.T) {
-			resp, _ := exchange(t, proto, s.Addr(), query("boom.test.", dns.TypeA, 0))
+			resp := dnstest.Exchange(t, proto, s.Addr(), query("boom.test.", dns.TypeA, 0))
 			if resp.Rcode != dns.RcodeServerFailure || len(resp.Question) != 1 {
 				t.Fatalf("got rcode %s with %d questions, want SERVFAIL with the question", dns.RcodeToString[resp.Rcode], len(resp.Question))
 			}
-			if resp, _ := exchange(t, proto, s.Addr(), query("big.test.", dns.TypeA, 0)); len(resp.Answer) != 1 {
+			if resp := dnstest.Exchange(t, proto, s.Addr(), query("big.test.", dns.TypeA, 0)); len(resp.Answer) != 1 {
 				t.Fatalf("after the panic: %d answers, want 1", len(resp.Answer))
 			}
 		})

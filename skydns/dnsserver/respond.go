@@ -14,7 +14,7 @@ import (
 
 // handler is the dns.Handler of both transports.
 type handler struct {
-	answerer     Answerer
+	responder    Responder
 	maxUDPSize   int
 	queryTimeout time.Duration
 	base         context.Context // canceled on shutdown
@@ -23,7 +23,7 @@ type handler struct {
 	logger       *slog.Logger
 	udpSlots     udpSlots                                     // a UDP query gives its slot back when answered
 	rrl          *rrl.Limiter                                 // nil: no response rate limiting
-	transfer     func(q Query, w dns.ResponseWriter) *dns.Msg // nil: transfers reach the answerer
+	transfer     func(q Query, w dns.ResponseWriter) *dns.Msg // nil: transfers reach the responder
 }
 
 func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
@@ -39,10 +39,10 @@ func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		if resp = h.transfer(q, w); resp == nil {
 			return // streamed
 		}
-		fit(resp, req, proto, h.maxUDPSize)
+		Fit(resp, req, proto, h.maxUDPSize)
 	} else {
 		ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
-		resp = Reply(ctx, h.answerer, q, h.maxUDPSize)
+		resp = Reply(ctx, h.responder, q, h.maxUDPSize)
 		cancel()
 	}
 	if h.rrl != nil && proto == "udp" {
@@ -79,21 +79,21 @@ func limited(l *rrl.Limiter, resp *dns.Msg, client netip.Addr) *dns.Msg {
 	return resp
 }
 
-// Reply is the response the server writes to q: the Answerer's, addressed
+// Reply is the response the server writes to q: the Responder's, addressed
 // to q (BADVERS for an EDNS version other than 0, SERVFAIL when the
-// Answerer returns nil), with an OPT record advertising maxUDPSize when q
+// Responder returns nil), with an OPT record advertising maxUDPSize when q
 // has one, compressed, and truncated to what q's requester accepts over
-// q.Proto. It is also how the fast path learns the answers it caches.
-func Reply(ctx context.Context, a Answerer, q Query, maxUDPSize int) *dns.Msg {
-	resp := respond(ctx, a, q)
-	fit(resp, q.Msg, q.Proto, maxUDPSize)
+// q.Proto.
+func Reply(ctx context.Context, r Responder, q Query, maxUDPSize int) *dns.Msg {
+	resp := respond(ctx, r, q)
+	Fit(resp, q.Msg, q.Proto, maxUDPSize)
 	return resp
 }
 
 // respond returns the answer to q before any transport adjustment. A
-// message without exactly one question gets FORMERR: the Answerer always
+// message without exactly one question gets FORMERR: the Responder always
 // has a question to read.
-func respond(ctx context.Context, a Answerer, q Query) *dns.Msg {
+func respond(ctx context.Context, r Responder, q Query) *dns.Msg {
 	req := q.Msg
 	if len(req.Question) != 1 {
 		return new(dns.Msg).SetRcode(req, dns.RcodeFormatError)
@@ -101,7 +101,7 @@ func respond(ctx context.Context, a Answerer, q Query) *dns.Msg {
 	if opt := req.IsEdns0(); opt != nil && opt.Version() != 0 {
 		return new(dns.Msg).SetRcode(req, dns.RcodeBadVers)
 	}
-	resp := a.Answer(ctx, q)
+	resp := r.Respond(ctx, q)
 	if resp == nil {
 		return new(dns.Msg).SetRcode(req, dns.RcodeServerFailure)
 	}
@@ -109,10 +109,11 @@ func respond(ctx context.Context, a Answerer, q Query) *dns.Msg {
 	return resp
 }
 
-// fit sets resp's OPT record and truncates it to what the transport and
-// the requester allow. Compression is always on. The sections' slices may
+// Fit sets resp's OPT record and truncates it to what the transport and
+// req's requester allow: the part of Reply the fast path also needs for
+// the answers it caches. Compression is always on. The sections' slices may
 // be shared with a cache, so they are copied before being changed.
-func fit(resp, req *dns.Msg, proto string, maxUDPSize int) {
+func Fit(resp, req *dns.Msg, proto string, maxUDPSize int) {
 	resp.Extra = withoutOPT(resp.Extra)
 	reqOPT := req.IsEdns0()
 	if reqOPT != nil {
@@ -167,7 +168,7 @@ func protocol(w dns.ResponseWriter) string {
 	return "tcp"
 }
 
-// accept rejects what the Answerer must never see: responses are ignored,
+// accept rejects what the Responder must never see: responses are ignored,
 // opcodes other than QUERY get NOTIMP, and messages without exactly one
 // question (or with too many records) get FORMERR.
 func accept(h dns.Header) dns.MsgAcceptAction {

@@ -25,12 +25,12 @@ const (
 type Config struct {
 	// Addr is the host:port for both UDP and TCP. With port 0 one free
 	// port is chosen for both.
-	Addr     string
-	Answerer Answerer
+	Addr      string
+	Responder Responder
 	// MaxUDPSize caps the EDNS0 buffer size honoured over UDP, and is the
 	// size advertised in responses (default DefaultMaxUDPSize).
 	MaxUDPSize int
-	// QueryTimeout bounds the context given to the Answerer (default
+	// QueryTimeout bounds the context given to the Responder (default
 	// DefaultQueryTimeout).
 	QueryTimeout time.Duration
 	// Observe, if set, is called after every response is written.
@@ -50,9 +50,9 @@ type Config struct {
 	UDPSockets int
 	// FastPath, if set, answers plain UDP and TCP queries from packed
 	// answers before they are parsed (package fastpath); the others reach
-	// the Answerer as before. Observe does not see the fast path's answers:
+	// the Responder as before. Observe does not see the fast path's answers:
 	// FastStats counts them.
-	FastPath fastpath.Answers
+	FastPath fastpath.Source
 	// FastPathEntries bounds each UDP socket's cache of packed answers
 	// (default fastpath.DefaultMaxEntries).
 	FastPathEntries int
@@ -90,9 +90,9 @@ type Config struct {
 	RRL *rrl.Limiter
 
 	// Transfer, if set, answers the zone transfer requests (AXFR, IXFR)
-	// that come over TCP, in place of the Answerer: it writes the
+	// that come over TCP, in place of the Responder: it writes the
 	// transfer to w itself and returns nil, or returns the one message to
-	// answer with (a refusal). Over UDP they reach the Answerer.
+	// answer with (a refusal). Over UDP they reach the Responder.
 	Transfer func(q Query, w dns.ResponseWriter) *dns.Msg
 }
 
@@ -109,8 +109,8 @@ type Server struct {
 
 // Start binds cfg.Addr on UDP and TCP and returns once both serve.
 func Start(cfg Config) (*Server, error) {
-	if cfg.Answerer == nil {
-		return nil, errors.New("dnsserver: no Answerer")
+	if cfg.Responder == nil {
+		return nil, errors.New("dnsserver: no Responder")
 	}
 	cfg.defaults()
 	conns, ln, err := listen(cfg.Addr, cfg.UDPSockets)
@@ -118,7 +118,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	base, cancel := context.WithCancel(context.Background())
-	h := &handler{answerer: cfg.Answerer, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
+	h := &handler{responder: cfg.Responder, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
 		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
 		transfer: cfg.Transfer}
 	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
@@ -145,7 +145,7 @@ func (s *Server) serveUDP(h *handler, cfg Config, conns []*net.UDPConn) error {
 		}
 		return nil
 	}
-	fast, err := fastpath.Start(fastpath.Config{Conns: conns, Answers: cfg.FastPath, Changes: cfg.FastPathChanges, MaxUDPSize: cfg.MaxUDPSize,
+	fast, err := fastpath.Start(fastpath.Config{Conns: conns, Source: cfg.FastPath, Changes: cfg.FastPathChanges, MaxUDPSize: cfg.MaxUDPSize,
 		MaxEntries: cfg.FastPathEntries, Stats: cfg.FastStats, Logger: cfg.Logger, LogAnswer: cfg.FastLog, RRL: cfg.RRL,
 		Panicked: func(pkt []byte, v any) { cfg.Panicked("fast", pkt, v) }})
 	if err != nil {

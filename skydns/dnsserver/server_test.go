@@ -11,6 +11,8 @@ import (
 
 	"github.com/miekg/dns"
 	"go.uber.org/goleak"
+
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -18,7 +20,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // records answers "big.test." with n A records and "glue.test." with 10 A
 // records in the answer and n in the additional section; anything else
 // gets NXDOMAIN. It is the data source of these transport tests.
-func records(n int) AnswerFunc {
+func records(n int) RespondFunc {
 	return func(_ context.Context, q Query) *dns.Msg {
 		req := q.Msg
 		resp := new(dns.Msg).SetReply(req)
@@ -61,9 +63,9 @@ type testServer struct {
 	invalid atomic.Int64
 }
 
-func startServer(t *testing.T, a Answerer) *testServer {
+func startServer(t *testing.T, a Responder) *testServer {
 	t.Helper()
-	return startServerWith(t, Config{Answerer: a})
+	return startServerWith(t, Config{Responder: a})
 }
 
 // startServerWith starts a server with cfg on a free 127.0.0.1 port,
@@ -95,8 +97,9 @@ func query(name string, qtype uint16, ednsSize uint16) *dns.Msg {
 	return m
 }
 
-// exchange sends m over proto and returns the response and its wire size.
-func exchange(t *testing.T, proto, addr string, m *dns.Msg) (*dns.Msg, int) {
+// exchangeSized sends m over proto and returns the response and its wire
+// size, reading up to 64 KiB whatever m's EDNS size.
+func exchangeSized(t *testing.T, proto, addr string, m *dns.Msg) (*dns.Msg, int) {
 	t.Helper()
 	c := &dns.Client{Net: proto, Timeout: 5 * time.Second, UDPSize: dns.MaxMsgSize}
 	conn, err := c.Dial(addr)
@@ -123,13 +126,13 @@ func TestServesUDPAndTCPOnOnePort(t *testing.T) {
 	s := startServer(t, records(3))
 	for _, proto := range []string{"udp", "tcp"} {
 		t.Run("answers over "+proto, func(t *testing.T) {
-			resp, _ := exchange(t, proto, s.Addr(), query("big.test.", dns.TypeA, 0))
+			resp := dnstest.Exchange(t, proto, s.Addr(), query("big.test.", dns.TypeA, 0))
 			if resp.Rcode != dns.RcodeSuccess || len(resp.Answer) != 3 {
 				t.Fatalf("got rcode %s with %d answers, want NOERROR with 3", dns.RcodeToString[resp.Rcode], len(resp.Answer))
 			}
 		})
-		t.Run("the Answerer sees the client and the transport over "+proto, func(t *testing.T) {
-			resp, _ := exchange(t, proto, s.Addr(), query("who.test.", dns.TypeTXT, 0))
+		t.Run("the Responder sees the client and the transport over "+proto, func(t *testing.T) {
+			resp := dnstest.Exchange(t, proto, s.Addr(), query("who.test.", dns.TypeTXT, 0))
 			want := proto + " 127.0.0.1"
 			if len(resp.Answer) != 1 || resp.Answer[0].(*dns.TXT).Txt[0] != want {
 				t.Fatalf("got %v, want one TXT %q", resp.Answer, want)
@@ -141,14 +144,14 @@ func TestServesUDPAndTCPOnOnePort(t *testing.T) {
 func TestEDNS(t *testing.T) {
 	s := startServer(t, records(3))
 	t.Run("an EDNS query gets an OPT record advertising the UDP limit", func(t *testing.T) {
-		resp, _ := exchange(t, "udp", s.Addr(), query("big.test.", dns.TypeA, 1232))
+		resp := dnstest.Exchange(t, "udp", s.Addr(), query("big.test.", dns.TypeA, 1232))
 		opt := resp.IsEdns0()
 		if opt == nil || opt.UDPSize() != DefaultMaxUDPSize {
 			t.Fatalf("got OPT %v, want one with size %d", opt, DefaultMaxUDPSize)
 		}
 	})
 	t.Run("a query without EDNS gets no OPT record", func(t *testing.T) {
-		resp, _ := exchange(t, "udp", s.Addr(), query("big.test.", dns.TypeA, 0))
+		resp := dnstest.Exchange(t, "udp", s.Addr(), query("big.test.", dns.TypeA, 0))
 		if opt := resp.IsEdns0(); opt != nil {
 			t.Fatalf("got OPT %v, want none", opt)
 		}
@@ -156,13 +159,13 @@ func TestEDNS(t *testing.T) {
 	t.Run("an unknown EDNS version gets BADVERS", func(t *testing.T) {
 		m := query("big.test.", dns.TypeA, 1232)
 		m.IsEdns0().SetVersion(1)
-		resp, _ := exchange(t, "udp", s.Addr(), m)
+		resp := dnstest.Exchange(t, "udp", s.Addr(), m)
 		if resp.Rcode != dns.RcodeBadVers || len(resp.Answer) != 0 {
 			t.Fatalf("got rcode %d with %d answers, want BADVERS (16) and none", resp.Rcode, len(resp.Answer))
 		}
 	})
-	t.Run("an Answerer returning nil yields SERVFAIL", func(t *testing.T) {
-		resp, _ := exchange(t, "udp", s.Addr(), query("nil.test.", dns.TypeA, 0))
+	t.Run("a Responder returning nil yields SERVFAIL", func(t *testing.T) {
+		resp := dnstest.Exchange(t, "udp", s.Addr(), query("nil.test.", dns.TypeA, 0))
 		if resp.Rcode != dns.RcodeServerFailure {
 			t.Fatalf("got rcode %s, want SERVFAIL", dns.RcodeToString[resp.Rcode])
 		}
@@ -172,7 +175,7 @@ func TestEDNS(t *testing.T) {
 func TestSharedSectionsAreNotWritten(t *testing.T) {
 	s := startServer(t, records(1))
 	for _, proto := range []string{"udp", "tcp"} {
-		resp, _ := exchange(t, proto, s.Addr(), query("cached.test.", dns.TypeA, 1232))
+		resp := dnstest.Exchange(t, proto, s.Addr(), query("cached.test.", dns.TypeA, 1232))
 		if len(resp.Extra) != 2 || resp.IsEdns0() == nil {
 			t.Fatalf("got extra %v, want the glue and an OPT", resp.Extra)
 		}
@@ -201,7 +204,7 @@ func TestTruncation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, size := exchange(t, tc.proto, s.Addr(), query("big.test.", dns.TypeA, tc.edns))
+			resp, size := exchangeSized(t, tc.proto, s.Addr(), query("big.test.", dns.TypeA, tc.edns))
 			if size > tc.maxSize || resp.Truncated != tc.truncated {
 				t.Fatalf("got %d bytes, TC=%v; want at most %d bytes, TC=%v", size, resp.Truncated, tc.maxSize, tc.truncated)
 			}
@@ -214,7 +217,7 @@ func TestTruncation(t *testing.T) {
 		})
 	}
 	t.Run("the additional section is dropped before the answer", func(t *testing.T) {
-		resp, _ := exchange(t, "udp", s.Addr(), query("glue.test.", dns.TypeA, 0))
+		resp := dnstest.Exchange(t, "udp", s.Addr(), query("glue.test.", dns.TypeA, 0))
 		if !resp.Truncated || len(resp.Answer) != 10 || len(resp.Extra) >= 300 {
 			t.Fatalf("got TC=%v, %d answers, %d extra; want TC, all 10 answers, extras cut", resp.Truncated, len(resp.Answer), len(resp.Extra))
 		}
@@ -223,7 +226,7 @@ func TestTruncation(t *testing.T) {
 
 func TestLargeTCPAnswer(t *testing.T) {
 	s := startServer(t, records(3000)) // ~48 KB compressed, ~81 KB without compression
-	resp, size := exchange(t, "tcp", s.Addr(), query("big.test.", dns.TypeA, 0))
+	resp, size := exchangeSized(t, "tcp", s.Addr(), query("big.test.", dns.TypeA, 0))
 	if resp.Truncated || len(resp.Answer) != 3000 {
 		t.Fatalf("got TC=%v with %d answers, want the whole 3000", resp.Truncated, len(resp.Answer))
 	}
@@ -328,7 +331,7 @@ func TestMalformedPackets(t *testing.T) {
 }
 
 func TestShutdownClosesBothTransports(t *testing.T) {
-	s, err := Start(Config{Addr: "127.0.0.1:0", Answerer: records(1)})
+	s, err := Start(Config{Addr: "127.0.0.1:0", Responder: records(1)})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -351,7 +354,7 @@ func TestShutdownClosesBothTransports(t *testing.T) {
 func TestStartRejectsABadAddress(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1", "256.0.0.1:53", "127.0.0.1:99999"} {
 		t.Run(fmt.Sprintf("address %q is an error", addr), func(t *testing.T) {
-			s, err := Start(Config{Addr: addr, Answerer: records(1)})
+			s, err := Start(Config{Addr: addr, Responder: records(1)})
 			if err == nil {
 				s.Shutdown(t.Context())
 				t.Fatalf("Start(%q) succeeded, want an error", addr)

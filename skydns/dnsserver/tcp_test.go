@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // tcpClient is a raw DNS-over-TCP connection to addr.
@@ -36,6 +38,18 @@ func (c *tcpClient) send(t *testing.T, name string, first, n int) {
 	if err := c.trySend(name, first, n); err != nil {
 		t.Fatalf("writing %d queries: %v", n, err)
 	}
+}
+
+// dialAnswered dials addr and returns the connection once it has
+// answered one query.
+func dialAnswered(t *testing.T, addr string) *tcpClient {
+	t.Helper()
+	c := dialTCP(t, addr)
+	c.send(t, "big.test.", 1, 1)
+	if _, err := c.receive(); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func (c *tcpClient) trySend(name string, first, n int) error {
@@ -89,17 +103,7 @@ func served(addr string) error {
 // addr gets an answer.
 func eventuallyServed(t *testing.T, addr, why string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := served(addr)
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no connection served 10 s after %s: %v", why, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	polltest.Within(t, 10*time.Second, "a connection served after "+why, func() error { return served(addr) })
 }
 
 // closedByServer says whether err is how a read sees the server's close.
@@ -110,7 +114,7 @@ func closedByServer(err error) bool {
 
 func TestAConnectionBeyondTheLimitIsResetAndItsSlotComesBack(t *testing.T) {
 	refused := make(chan struct{}, 10)
-	s := startServerWith(t, Config{Answerer: records(1), TCPMaxConnections: 2, TCPRefused: func() { refused <- struct{}{} }})
+	s := startServerWith(t, Config{Responder: records(1), TCPMaxConnections: 2, TCPRefused: func() { refused <- struct{}{} }})
 	var held []*tcpClient
 	for i := range 2 {
 		c := dialTCP(t, s.Addr())
@@ -138,12 +142,8 @@ func TestAConnectionBeyondTheLimitIsResetAndItsSlotComesBack(t *testing.T) {
 
 func TestAnIdleConnectionIsClosedAfterTheIdleTimeout(t *testing.T) {
 	const idle = 300 * time.Millisecond
-	s := startServerWith(t, Config{Answerer: records(1), TCPIdleTimeout: idle})
-	c := dialTCP(t, s.Addr())
-	c.send(t, "big.test.", 1, 1)
-	if _, err := c.receive(); err != nil {
-		t.Fatal(err)
-	}
+	s := startServerWith(t, Config{Responder: records(1), TCPIdleTimeout: idle})
+	c := dialAnswered(t, s.Addr())
 	answered := time.Now()
 	_, err := c.receive()
 	waited := time.Since(answered)
@@ -178,7 +178,7 @@ func TestAThousandPipelinedQueriesOnOneConnectionAreAllAnswered(t *testing.T) {
 }
 
 func TestAConnectionIsClosedAfterTCPMaxQueries(t *testing.T) {
-	s := startServerWith(t, Config{Answerer: records(1), TCPMaxQueries: 3})
+	s := startServerWith(t, Config{Responder: records(1), TCPMaxQueries: 3})
 	c := dialTCP(t, s.Addr())
 	c.send(t, "big.test.", 0, 5)
 	for i := range 3 {
@@ -195,7 +195,7 @@ func TestAConnectionIsClosedAfterTCPMaxQueries(t *testing.T) {
 // buffers with big answers the client does not read: the server's write
 // gives up after the idle timeout and frees the connection's slot.
 func TestAClientThatNeverReadsIsClosedAfterTheIdleTimeout(t *testing.T) {
-	s := startServerWith(t, Config{Answerer: records(3000), TCPMaxConnections: 1, TCPIdleTimeout: 300 * time.Millisecond})
+	s := startServerWith(t, Config{Responder: records(3000), TCPMaxConnections: 1, TCPIdleTimeout: 300 * time.Millisecond})
 	slow := dialTCP(t, s.Addr())
 	slow.send(t, "big.test.", 0, 400) // 400 answers of 48 kB: more than loopback's buffers hold (10 MB)
 	if err := served(s.Addr()); err == nil {

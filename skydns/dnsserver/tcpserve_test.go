@@ -10,13 +10,13 @@ import (
 	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
-// TestASlowQueryDoesNotHoldUpThoseAfterIt pipelines a query the answerer
+// TestASlowQueryDoesNotHoldUpThoseAfterIt pipelines a query the responder
 // holds until released, then ordinary ones, on one connection: those are
 // answered first, and the held one once released.
 func TestASlowQueryDoesNotHoldUpThoseAfterIt(t *testing.T) {
 	release := make(chan struct{})
 	answer := records(1)
-	held := AnswerFunc(func(ctx context.Context, q Query) *dns.Msg {
+	held := RespondFunc(func(ctx context.Context, q Query) *dns.Msg {
 		if q.Msg.Id == 0 {
 			<-release
 		}
@@ -45,11 +45,11 @@ type panicky struct{}
 
 func (panicky) Version() uint64 { return 1 }
 
-func (panicky) Answer(string, uint16) (fastpath.Answer, bool) { panic("fast path bug") }
+func (panicky) Fill(string, uint16) (fastpath.Answer, bool) { panic("fast path bug") }
 
 func TestAPanicOnTheFastPathOverTCPIsAnsweredServfail(t *testing.T) {
 	reports := &panicReports{}
-	s := startServerWith(t, Config{Answerer: records(1), FastPath: panicky{}, Panicked: reports.add})
+	s := startServerWith(t, Config{Responder: records(1), FastPath: panicky{}, Panicked: reports.add})
 	c := dialTCP(t, s.Addr())
 	c.send(t, "big.test.", 3, 2)
 	for i := range 2 {
@@ -69,15 +69,11 @@ func TestAPanicOnTheFastPathOverTCPIsAnsweredServfail(t *testing.T) {
 }
 
 func TestShutdownClosesHeldConnectionsAtOnce(t *testing.T) {
-	s, err := Start(Config{Addr: "127.0.0.1:0", Answerer: records(1), TCPIdleTimeout: time.Minute})
+	s, err := Start(Config{Addr: "127.0.0.1:0", Responder: records(1), TCPIdleTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dialTCP(t, s.Addr())
-	c.send(t, "big.test.", 1, 1)
-	if _, err := c.receive(); err != nil {
-		t.Fatal(err)
-	}
+	c := dialAnswered(t, s.Addr())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -97,12 +93,8 @@ func TestShutdownClosesHeldConnectionsAtOnce(t *testing.T) {
 // whole message does not, and the connection is closed unanswered.
 func TestAMessageDribbledByteByByteIsCutOffAtTheTimeout(t *testing.T) {
 	const idle = 300 * time.Millisecond
-	s := startServerWith(t, Config{Answerer: records(1), TCPIdleTimeout: idle})
-	c := dialTCP(t, s.Addr())
-	c.send(t, "big.test.", 1, 1)
-	if _, err := c.receive(); err != nil {
-		t.Fatal(err)
-	}
+	s := startServerWith(t, Config{Responder: records(1), TCPIdleTimeout: idle})
+	c := dialAnswered(t, s.Addr())
 	wire, _ := query("big.test.", dns.TypeA, 0).Pack()
 	frame := append([]byte{0, byte(len(wire))}, wire...)
 	start := time.Now()

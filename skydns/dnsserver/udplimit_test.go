@@ -2,6 +2,7 @@ package dnsserver
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
@@ -17,10 +19,10 @@ import (
 type blocking struct {
 	release       chan struct{}
 	holding, most atomic.Int64
-	records       AnswerFunc
+	records       RespondFunc
 }
 
-func (b *blocking) Answer(ctx context.Context, q Query) *dns.Msg {
+func (b *blocking) Respond(ctx context.Context, q Query) *dns.Msg {
 	if q.Msg.Question[0].Name == "wait.test." {
 		n := b.holding.Add(1)
 		for m := b.most.Load(); n > m && !b.most.CompareAndSwap(m, n); m = b.most.Load() {
@@ -34,7 +36,7 @@ func (b *blocking) Answer(ctx context.Context, q Query) *dns.Msg {
 func TestTheOrdinaryPathHoldsAtMostUDPMaxInFlightQueries(t *testing.T) {
 	const limit = 4
 	b := &blocking{release: make(chan struct{}), records: records(1)}
-	s := startServerWith(t, Config{Answerer: b, UDPMaxInFlight: limit})
+	s := startServerWith(t, Config{Responder: b, UDPMaxInFlight: limit})
 	conn, err := net.Dial("udp", s.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -46,12 +48,14 @@ func TestTheOrdinaryPathHoldsAtMostUDPMaxInFlightQueries(t *testing.T) {
 		wire, _ := m.Pack()
 		conn.Write(wire)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for b.holding.Load() < limit && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Within(t, 5*time.Second, "queries held by the responder", func() error {
+		if got := b.holding.Load(); got < limit {
+			return fmt.Errorf("%d queries held by the responder, want %d", got, limit)
+		}
+		return nil
+	})
 	if got := b.holding.Load(); got != limit {
-		t.Fatalf("%d queries held by the answerer, want %d", got, limit)
+		t.Fatalf("%d queries held by the responder, want %d", got, limit)
 	}
 	close(b.release)
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -61,7 +65,7 @@ func TestTheOrdinaryPathHoldsAtMostUDPMaxInFlightQueries(t *testing.T) {
 		}
 	}
 	if most := b.most.Load(); most > limit {
-		t.Fatalf("the answerer held %d queries at once, want at most %d", most, limit)
+		t.Fatalf("the responder held %d queries at once, want at most %d", most, limit)
 	}
 }
 
@@ -71,17 +75,17 @@ type passAll struct{}
 
 func (passAll) Version() uint64 { return 1 }
 
-func (passAll) Answer(string, uint16) (fastpath.Answer, bool) { return fastpath.Answer{}, false }
+func (passAll) Fill(string, uint16) (fastpath.Answer, bool) { return fastpath.Answer{}, false }
 
 // TestEveryPacketGivesItsSlotBack sends many times more packets than
 // there are slots, of every kind miekg/dns ends early (too short, a
 // response, another opcode, a body that does not parse, several
-// questions) and ones the answerer answers: if one kind kept its slot,
+// questions) and ones the responder answers: if one kind kept its slot,
 // the server would stop reading.
 func TestEveryPacketGivesItsSlotBack(t *testing.T) {
 	const limit = 2
 	for _, fast := range []bool{false, true} {
-		cfg := Config{Answerer: records(1), UDPMaxInFlight: limit}
+		cfg := Config{Responder: records(1), UDPMaxInFlight: limit}
 		if fast {
 			cfg.FastPath = passAll{}
 		}

@@ -8,14 +8,14 @@ import (
 	"sync/atomic"
 )
 
-// Answers is where a Cache gets the packed answers it serves: the ordinary
-// path, run once per name and type.
-type Answers interface {
+// Source is where a Cache gets the packed answers it serves on a miss: the
+// ordinary path, run once per name and type.
+type Source interface {
 	// Version identifies the data answers come from, and changes whenever
 	// any answer may (a new snapshot). It is called once per batch of
 	// queries and must be cheap.
 	Version() uint64
-	// Answer returns the ordinary path's answer to the query for name
+	// Fill returns the ordinary path's answer to the query for name
 	// (lower case, fully qualified) and qtype, class IN, with ID 0, RD and
 	// CD clear, and an OPT record (version 0, no flags, no options) with
 	// the server's largest UDP size: the response carries that OPT record
@@ -23,12 +23,12 @@ type Answers interface {
 	// false when queries for name and qtype must take the ordinary path
 	// (names outside the zones, answers that depend on who asks, no data
 	// yet); the Answer then still says what that depends on.
-	Answer(name string, qtype uint16) (a Answer, ok bool)
+	Fill(name string, qtype uint16) (a Answer, ok bool)
 }
 
 // Answer is one packed answer and what it depends on.
 type Answer struct {
-	// Wire is the packed response (see Answers.Answer).
+	// Wire is the packed response (see Source.Fill).
 	Wire []byte
 	// Version is the Version the answer was computed from.
 	Version uint64
@@ -53,7 +53,7 @@ type Answer struct {
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
 type CacheConfig struct {
-	Answers Answers
+	Source Source
 	// Changes, if set, lets the cache keep the answers a new version did
 	// not touch; without it a new version empties the cache.
 	Changes *Changes
@@ -79,7 +79,7 @@ type CacheConfig struct {
 }
 
 // Cache answers plain queries from packed answers, filled lazily from an
-// Answers source and kept across versions until a change touches what
+// Source and kept across versions until a change touches what
 // they were made from. A Cache belongs to one goroutine; its Store may be
 // shared.
 type Cache struct {
@@ -96,7 +96,7 @@ type Store struct {
 	seen       atomic.Uint64 // version, readable without mu
 
 	mu       sync.Mutex          // guards the fields below
-	version  uint64              // the Answers version the entries are at
+	version  uint64              // the Source version the entries are at
 	entries  map[string]entry    // by cache key: lower-cased wire name and type
 	deps     map[uint64][]string // name's hash → keys of the entries made from it
 	seed     maphash.Seed        // of the names' hashes
@@ -104,10 +104,10 @@ type Store struct {
 	refs     int                 // keys held in deps and volatile
 }
 
-// NewStore returns an empty Store at answers' current version that keeps
+// NewStore returns an empty Store at src's current version that keeps
 // at most maxEntries answers (at least 1).
-func NewStore(answers Answers, maxEntries int) *Store {
-	s := &Store{maxEntries: max(maxEntries, 1), version: answers.Version(), seed: maphash.MakeSeed()}
+func NewStore(src Source, maxEntries int) *Store {
+	s := &Store{maxEntries: max(maxEntries, 1), version: src.Version(), seed: maphash.MakeSeed()}
 	s.seen.Store(s.version)
 	s.reset()
 	return s
@@ -126,7 +126,7 @@ type entry struct {
 func NewCache(cfg CacheConfig) *Cache {
 	store := cfg.Store
 	if store == nil {
-		store = NewStore(cfg.Answers, cfg.MaxEntries)
+		store = NewStore(cfg.Source, cfg.MaxEntries)
 	}
 	return &Cache{cfg: cfg, store: store, key: make([]byte, 0, maxNameLen+2)}
 }
@@ -231,7 +231,7 @@ func patch(out, pkt []byte, q query) {
 func (c *Cache) fill(key []byte, qtype uint16) entry {
 	name := key[:len(key)-2]
 	c.cfg.Stats.fill()
-	a, ok := c.cfg.Answers.Answer(presentationName(name), qtype)
+	a, ok := c.cfg.Source.Fill(presentationName(name), qtype)
 	var wire []byte
 	var e entry
 	if ok && c.usable(a.Wire, name) {
@@ -280,7 +280,7 @@ func (s *Store) keep(key, wire []byte, e entry, a Answer) entry {
 	return e
 }
 
-// usable checks that wire is what Answers promises, so that patching it is
+// usable checks that wire is what Source promises, so that patching it is
 // safe: one question with the name asked, a plain OPT record last, no TC.
 func (c *Cache) usable(wire, name []byte) bool {
 	const bitTC = 0x02

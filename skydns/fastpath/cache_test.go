@@ -7,9 +7,9 @@ import (
 	"github.com/miekg/dns"
 )
 
-func newTestCache(src Answers, maxEntries int) (*Cache, *Stats) {
+func newTestCache(src Source, maxEntries int) (*Cache, *Stats) {
 	stats := NewStats()
-	return NewCache(CacheConfig{Answers: src, MaxUDPSize: fakeMaxUDPSize, MaxEntries: maxEntries, Stats: stats.NewShard(true)}), stats
+	return NewCache(CacheConfig{Source: src, MaxUDPSize: fakeMaxUDPSize, MaxEntries: maxEntries, Stats: stats.NewShard(true)}), stats
 }
 
 // reply runs one query through c.
@@ -164,12 +164,12 @@ func TestAFullCacheIsEmptiedBeforeTheNextAnswerIsKept(t *testing.T) {
 	}
 }
 
-// answersFunc is an Answers at version 1 answering with f.
+// answersFunc is a Source at version 1 answering with f.
 type answersFunc func(name string, qtype uint16) []byte
 
 func (answersFunc) Version() uint64 { return 1 }
 
-func (f answersFunc) Answer(name string, qtype uint16) (Answer, bool) {
+func (f answersFunc) Fill(name string, qtype uint16) (Answer, bool) {
 	return Answer{Wire: f(name, qtype), Version: 1}, true
 }
 

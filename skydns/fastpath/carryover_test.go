@@ -18,7 +18,7 @@ type depAnswers struct {
 
 func (d *depAnswers) Version() uint64 { return d.version }
 
-func (d *depAnswers) Answer(name string, qtype uint16) (Answer, bool) {
+func (d *depAnswers) Fill(name string, qtype uint16) (Answer, bool) {
 	d.computed[name]++
 	req := new(dns.Msg)
 	req.Question = []dns.Question{{Name: name, Qtype: qtype, Qclass: dns.ClassINET}}
@@ -59,7 +59,7 @@ func TestCachesKeepWhatAChangeDidNotTouch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := &depAnswers{version: 3, computed: map[string]int{}}
 			changes := NewChanges()
-			c := NewCache(CacheConfig{Answers: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 100, Stats: NewStats().NewShard(true)})
+			c := NewCache(CacheConfig{Source: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 100, Stats: NewStats().NewShard(true)})
 			ask := func(name string) *dns.Msg {
 				t.Helper()
 				got, ok := reply(c, aQuery(name, 0))
@@ -94,7 +94,7 @@ func TestCachesKeepWhatAChangeDidNotTouch(t *testing.T) {
 func TestChangesNotRecordedDropEverything(t *testing.T) {
 	src := &depAnswers{version: 3, computed: map[string]int{}}
 	changes := NewChanges()
-	c := NewCache(CacheConfig{Answers: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 100, Stats: NewStats().NewShard(true)})
+	c := NewCache(CacheConfig{Source: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 100, Stats: NewStats().NewShard(true)})
 	reply(c, aQuery("a.test.", 0))
 	src.version = 5 // 3 → 5 never recorded
 	c.Refresh()
@@ -106,7 +106,7 @@ func TestChangesNotRecordedDropEverything(t *testing.T) {
 func TestTheDependencyIndexIsBounded(t *testing.T) {
 	src := &depAnswers{version: 1, computed: map[string]int{}}
 	changes := NewChanges()
-	c := NewCache(CacheConfig{Answers: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10, Stats: NewStats().NewShard(true)})
+	c := NewCache(CacheConfig{Source: src, Changes: changes, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10, Stats: NewStats().NewShard(true)})
 	for v := uint64(1); v < 50; v++ {
 		reply(c, aQuery(fmt.Sprintf("n%d.test.", v%5), 0))
 		changes.Record(v, v+1, []string{fmt.Sprintf("other%d.test.", v)}, false)

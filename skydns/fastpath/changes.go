@@ -28,7 +28,7 @@ func NewChanges() *Changes { return &Changes{} }
 
 // Record notes that version follows prev and changed the records at the
 // given names (lower case, fully qualified); full means anything may have
-// changed. Record it before Answers.Version can report version.
+// changed. Record it before Source.Version can report version.
 func (c *Changes) Record(prev, version uint64, names []string, full bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,7 +2,7 @@
 //
 // An immutable snapshot answers every query for one name and type the same
 // way, whoever asks, so the answer can be packed once and served many times.
-// A Cache holds such packed answers, filled lazily from an Answers source
+// A Cache holds such packed answers, filled lazily from a Source
 // (the ordinary path: resolver, EDNS handling, packing) and emptied whenever
 // the source's Version changes (a new snapshot). A plain query is answered by
 // parsing its header and question, looking its lower-cased name and type up,
@@ -16,8 +16,10 @@
 // no options; and a type other than AXFR and IXFR. Everything else —
 // DNSSEC's DO bit, EDNS options, several questions, other classes and
 // opcodes, zone transfers (their answers depend on the client and the
-// transport), malformed packets, names outside the zones, answers that depend on the client (a CNAME chased by the forwarder)
-// or that do not fit the requester's size (TC) — goes to the ordinary path.
+// transport), malformed packets, names outside the zones, answers that
+// depend on the client (a CNAME whose external target the forwarder
+// resolves) or that do not fit the requester's size (TC) — goes to the
+// ordinary path.
 //
 // The bytes served for a query are the ordinary path's bytes for the same
 // query with its name in lower case, with the ID and the question's case

@@ -2,6 +2,7 @@ package fastpath
 
 import (
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"sync"
@@ -10,7 +11,8 @@ import (
 )
 
 // fallbackQueue is how many queries may wait for the ordinary path; more
-// are dropped, as a full socket buffer would drop them.
+// are dropped, as a full socket buffer would drop them (and a client's
+// beyond perSourceQueue, see fairQueue).
 const fallbackQueue = 1024
 
 // Addr is the address of a client whose query the ordinary path answers:
@@ -34,7 +36,7 @@ type packet struct {
 // sockets, which the Server owns.
 type fallbackConn struct {
 	out     *net.UDPConn // any socket of the port sends from it
-	queue   chan packet
+	queue   *fairQueue
 	closed  chan struct{}
 	once    sync.Once
 	wake    chan struct{}  // a read deadline was set in the past
@@ -44,7 +46,7 @@ type fallbackConn struct {
 }
 
 func newFallbackConn(out *net.UDPConn, dropped *atomic.Uint64) *fallbackConn {
-	return &fallbackConn{out: out, dropped: dropped, queue: make(chan packet, fallbackQueue),
+	return &fallbackConn{out: out, dropped: dropped, queue: newFairQueue(),
 		closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
@@ -56,9 +58,8 @@ func (c *fallbackConn) pass(data []byte, from *net.UDPAddr, rcv []byte) {
 	if len(rcv) > 0 {
 		p.addr.oob = replyControl(make([]byte, oobSize), rcv)
 	}
-	select {
-	case c.queue <- p:
-	default:
+	source, _ := netip.AddrFromSlice(from.IP)
+	if !c.queue.push(source.Unmap(), p) {
 		c.dropped.Add(1)
 	}
 }
@@ -71,9 +72,11 @@ func (c *fallbackConn) ReadFrom(b []byte) (int, net.Addr, error) {
 		if d := c.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
 			return 0, nil, os.ErrDeadlineExceeded
 		}
-		select {
-		case p := <-c.queue:
+		if p, ok := c.queue.pop(); ok {
 			return copy(b, p.data), p.addr, nil
+		}
+		select {
+		case <-c.queue.ready:
 		case <-c.wake:
 		case <-c.closed:
 			return 0, nil, net.ErrClosed

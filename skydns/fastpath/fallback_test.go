@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -56,13 +57,50 @@ func TestFallbackReadFrom(t *testing.T) {
 	})
 	t.Run("queries beyond the queue are dropped and counted", func(t *testing.T) {
 		c := newTestFallback(t)
-		for range fallbackQueue + 3 {
+		for i := range fallbackQueue + 3 {
+			c.pass([]byte("q"), &net.UDPAddr{IP: net.IPv4(127, 0, 1, byte(i%8)), Port: 5353}, nil)
+		}
+		if n := c.dropped.Load(); n != 3 {
+			t.Fatalf("dropped %d, want 3", n)
+		}
+	})
+	t.Run("one client's queries beyond its share are dropped and counted", func(t *testing.T) {
+		c := newTestFallback(t)
+		for range perSourceQueue + 3 {
 			c.pass([]byte("q"), from, nil)
 		}
 		if n := c.dropped.Load(); n != 3 {
 			t.Fatalf("dropped %d, want 3", n)
 		}
 	})
+}
+
+// TestFallbackServesClientsInTurn floods the queue from one client, then
+// queues one query each from two others: they are read second and third,
+// not after the flood.
+func TestFallbackServesClientsInTurn(t *testing.T) {
+	c := newTestFallback(t)
+	flooder := &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 53000}
+	for range perSourceQueue {
+		c.pass([]byte("flood"), flooder, nil)
+	}
+	c.pass([]byte("a"), &net.UDPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 40000}, nil)
+	c.pass([]byte("b"), &net.UDPAddr{IP: net.ParseIP("::ffff:10.0.0.3"), Port: 40000}, nil)
+	var got []string
+	b := make([]byte, 16)
+	for range 5 {
+		n, _, err := c.ReadFrom(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(b[:n]))
+	}
+	if want := []string{"flood", "a", "b", "flood", "flood"}; !slices.Equal(got, want) {
+		t.Fatalf("read %q, want %q", got, want)
+	}
+	if n := c.dropped.Load(); n != 0 {
+		t.Fatalf("dropped %d, want 0", n)
+	}
 }
 
 func TestFallbackWriteTo(t *testing.T) {

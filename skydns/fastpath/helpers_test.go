@@ -9,7 +9,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// fakeAnswers is an Answers serving "n.<i>.test." names with i A records
+// fakeAnswers is a Source serving "n.<i>.test." names with i A records
 // (i up to 300), NXDOMAIN for other names under "test.", and nothing (the
 // ordinary path) elsewhere. It counts the answers it computes.
 type fakeAnswers struct {
@@ -34,7 +34,7 @@ func (f *fakeAnswers) bump(ttl uint32) {
 	f.ttl = ttl
 }
 
-func (f *fakeAnswers) Answer(name string, qtype uint16) (Answer, bool) {
+func (f *fakeAnswers) Fill(name string, qtype uint16) (Answer, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.computed++

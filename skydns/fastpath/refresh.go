@@ -11,7 +11,7 @@ import (
 // not known, everything is. Call it before each batch of queries; with a
 // shared store the first Cache to see a new version does the work.
 func (c *Cache) Refresh() {
-	v := c.cfg.Answers.Version()
+	v := c.cfg.Source.Version()
 	if v == c.store.seen.Load() {
 		return
 	}

@@ -47,7 +47,7 @@ func (r rotation) apply(out []byte, wire string, turn uint32) {
 }
 
 // Turnable reports whether the fast path can turn the records of the
-// packed answer wire in place (see planRotation): an Answers source may
+// packed answer wire in place (see planRotation): a Source may
 // pack an answer without compression when it cannot.
 func Turnable(wire []byte) bool {
 	_, ok := planRotation(wire)

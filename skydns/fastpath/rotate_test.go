@@ -10,7 +10,7 @@ import (
 
 // packed packs a response to a question for qname and qtype with the
 // given answer and additional records (zone-file text), compressed, with
-// an OPT record last, as Answers does.
+// an OPT record last, as a Source does.
 func packed(t testing.TB, qname string, qtype uint16, answer, extra []string) []byte {
 	t.Helper()
 	m := new(dns.Msg).SetQuestion(qname, qtype)
@@ -99,7 +99,7 @@ type rotatingAnswers struct {
 
 func (rotatingAnswers) Version() uint64 { return 1 }
 
-func (r rotatingAnswers) Answer(name string, qtype uint16) (Answer, bool) {
+func (r rotatingAnswers) Fill(name string, qtype uint16) (Answer, bool) {
 	wire := packed(r.t, name, qtype, []string{
 		name + " 30 IN CNAME db.x.", "db.x. 30 IN A 10.0.0.1", "db.x. 30 IN A 10.0.0.2", "db.x. 30 IN A 10.0.0.3",
 	}, nil)
@@ -107,7 +107,7 @@ func (r rotatingAnswers) Answer(name string, qtype uint16) (Answer, bool) {
 }
 
 func TestCachedAnswersTurnWithoutAllocating(t *testing.T) {
-	c := NewCache(CacheConfig{Answers: rotatingAnswers{t: t}, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10, Stats: NewStats().NewShard(true)})
+	c := NewCache(CacheConfig{Source: rotatingAnswers{t: t}, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10, Stats: NewStats().NewShard(true)})
 	pkt, _ := aQuery("Web.x.", 1232).Pack()
 	out := make([]byte, 0, fakeMaxUDPSize)
 	var firsts []string
@@ -163,7 +163,7 @@ func TestRecordsOfDifferentSizesTurn(t *testing.T) {
 func BenchmarkReplyTurning(b *testing.B) {
 	for _, still := range []bool{false, true} {
 		b.Run(map[bool]string{false: "rotate", true: "key order"}[still], func(b *testing.B) {
-			c := NewCache(CacheConfig{Answers: rotatingAnswers{t: b, still: still}, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10,
+			c := NewCache(CacheConfig{Source: rotatingAnswers{t: b, still: still}, MaxUDPSize: fakeMaxUDPSize, MaxEntries: 10,
 				Stats: NewStats().NewShard(true)})
 			pkt, _ := aQuery("web.x.", 1232).Pack()
 			out := make([]byte, 0, fakeMaxUDPSize)

@@ -19,12 +19,12 @@ type Config struct {
 	// Conns are the UDP sockets to read, one goroutine each (ListenUDP);
 	// the Server closes them.
 	Conns []*net.UDPConn
-	// Answers fills the caches.
-	Answers Answers
+	// Source fills the caches.
+	Source Source
 	// Changes, if set, lets the caches keep the answers a new version did
 	// not touch (see Changes).
 	Changes *Changes
-	// MaxUDPSize is the largest UDP answer, the size Answers' answers
+	// MaxUDPSize is the largest UDP answer, the size Source's answers
 	// advertise.
 	MaxUDPSize int
 	// MaxEntries bounds the answers kept, one Store shared by the
@@ -64,11 +64,11 @@ type Server struct {
 
 // Start starts one reader per socket.
 func Start(cfg Config) (*Server, error) {
-	if len(cfg.Conns) == 0 || cfg.Answers == nil || cfg.MaxUDPSize < minMsgSize {
-		return nil, errors.New("fastpath: want sockets, Answers and a MaxUDPSize of at least 512")
+	if len(cfg.Conns) == 0 || cfg.Source == nil || cfg.MaxUDPSize < minMsgSize {
+		return nil, errors.New("fastpath: want sockets, a Source and a MaxUDPSize of at least 512")
 	}
 	cfg.defaults()
-	store := NewStore(cfg.Answers, cfg.MaxEntries)
+	store := NewStore(cfg.Source, cfg.MaxEntries)
 	s := &Server{conns: cfg.Conns, fallback: newFallbackConn(cfg.Conns[0], &cfg.Stats.dropped), errs: make(chan error, len(cfg.Conns)),
 		cfg: cfg, store: store, tcpStats: cfg.Stats.NewShard(true)}
 	for _, conn := range cfg.Conns {
@@ -112,7 +112,7 @@ func (s *Server) newReader(conn *net.UDPConn, cfg Config, store *Store) (*reader
 		return nil, err
 	}
 	shard := cfg.Stats.NewShard(true)
-	cache := NewCache(CacheConfig{Answers: cfg.Answers, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
+	cache := NewCache(CacheConfig{Source: cfg.Source, Changes: cfg.Changes, MaxUDPSize: cfg.MaxUDPSize,
 		Store: store, Stats: shard})
 	return newReader(conn, cache, shard, s.fallback, pktinfo, cfg)
 }

@@ -2,17 +2,16 @@ package fastpath
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 	"go.uber.org/goleak"
 
+	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -26,37 +25,23 @@ type testServer struct {
 	addr  string
 }
 
-func startServer(t *testing.T, src Answers, sockets int) *testServer {
+func startServer(t *testing.T, src Source, sockets int) *testServer {
 	t.Helper()
 	conns, err := ListenUDP("127.0.0.1:0", sockets)
 	if err != nil {
 		t.Fatalf("ListenUDP: %v", err)
 	}
 	stats := NewStats("test.")
-	s, err := Start(Config{Conns: conns, Answers: src, MaxUDPSize: fakeMaxUDPSize, Stats: stats})
+	s, err := Start(Config{Conns: conns, Source: src, MaxUDPSize: fakeMaxUDPSize, Stats: stats})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	started := make(chan struct{})
-	ordinary := &dns.Server{PacketConn: s.Fallback(), Handler: dns.HandlerFunc(answerOrdinary),
-		NotifyStartedFunc: func() { close(started) }}
-	served := make(chan error, 1)
-	go func() { served <- ordinary.ActivateAndServe() }()
-	select {
-	case <-started:
-	case err := <-served:
-		t.Fatalf("ordinary server: %v", err)
-	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := ordinary.ShutdownContext(ctx); err != nil {
-			t.Errorf("ordinary server shutdown: %v", err)
-		}
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
 	})
+	dnstest.Serve(t, &dns.Server{PacketConn: s.Fallback(), Handler: dns.HandlerFunc(answerOrdinary)})
 	return &testServer{Server: s, stats: stats, addr: conns[0].LocalAddr().String()}
 }
 
@@ -67,18 +52,6 @@ func answerOrdinary(w dns.ResponseWriter, req *dns.Msg) {
 	w.WriteMsg(resp)
 }
 
-// exchange sends m over a connected UDP socket, so an answer from another
-// address than addr would not be seen.
-func exchange(t *testing.T, addr string, m *dns.Msg) *dns.Msg {
-	t.Helper()
-	c := &dns.Client{Net: "udp", Timeout: 5 * time.Second}
-	resp, _, err := c.Exchange(m, addr)
-	if err != nil {
-		t.Fatalf("query %s: %v", m.Question[0].Name, err)
-	}
-	return resp
-}
-
 func isOrdinary(m *dns.Msg) bool {
 	txt, ok := m.Answer[0].(*dns.TXT)
 	return len(m.Answer) == 1 && ok && txt.Txt[0] == "ordinary"
@@ -86,7 +59,7 @@ func isOrdinary(m *dns.Msg) bool {
 
 func TestServerAnswersPlainQueriesItself(t *testing.T) {
 	s := startServer(t, &fakeAnswers{ttl: 30}, 1)
-	resp := exchange(t, s.addr, aQuery("n.2.test.", 1232))
+	resp := dnstest.Exchange(t, "udp", s.addr, aQuery("n.2.test.", 1232))
 	if len(resp.Answer) != 2 || resp.IsEdns0() == nil {
 		t.Fatalf("got %v, want 2 A records and an OPT", resp)
 	}
@@ -107,10 +80,10 @@ func TestAnswersLargerThan512BytesAreSentWhole(t *testing.T) {
 	// 200 A records: ~3.2 kB, more than an answer slot starts with; a small
 	// answer after each shows the grown slot is cut to the new length.
 	for range 3 {
-		if resp := exchange(t, s.addr, aQuery("n.200.test.", 4096)); len(resp.Answer) != 200 {
+		if resp := dnstest.Exchange(t, "udp", s.addr, aQuery("n.200.test.", 4096)); len(resp.Answer) != 200 {
 			t.Fatalf("got %d A records, want 200", len(resp.Answer))
 		}
-		if resp := exchange(t, s.addr, aQuery("n.1.test.", 4096)); len(resp.Answer) != 1 {
+		if resp := dnstest.Exchange(t, "udp", s.addr, aQuery("n.1.test.", 4096)); len(resp.Answer) != 1 {
 			t.Fatalf("got %d A records, want 1", len(resp.Answer))
 		}
 	}
@@ -133,7 +106,7 @@ func TestServerPassesTheRestToTheOrdinaryServer(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name+" is answered by the ordinary server, through the port", func(t *testing.T) {
-			resp := exchange(t, s.addr, tc.q)
+			resp := dnstest.Exchange(t, "udp", s.addr, tc.q)
 			if !isOrdinary(resp) {
 				t.Fatalf("got %v, want the ordinary server's answer", resp)
 			}
@@ -166,7 +139,7 @@ func TestServerSpreadsQueriesOverItsSockets(t *testing.T) {
 	const sockets, clients = 4, 32
 	s := startServer(t, &fakeAnswers{ttl: 30}, sockets)
 	for i := range clients {
-		if resp := exchange(t, s.addr, aQuery(fmt.Sprintf("n.%d.test.", i%5+1), 0)); len(resp.Answer) != i%5+1 {
+		if resp := dnstest.Exchange(t, "udp", s.addr, aQuery(fmt.Sprintf("n.%d.test.", i%5+1), 0)); len(resp.Answer) != i%5+1 {
 			t.Fatalf("query %d: got %d answers, want %d", i, len(resp.Answer), i%5+1)
 		}
 	}
@@ -186,7 +159,7 @@ func TestCloseFreesThePort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Start(Config{Conns: conns, Answers: &fakeAnswers{}, MaxUDPSize: fakeMaxUDPSize})
+	s, err := Start(Config{Conns: conns, Source: &fakeAnswers{}, MaxUDPSize: fakeMaxUDPSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,9 +181,9 @@ func TestStartRejectsAnIncompleteConfig(t *testing.T) {
 	}
 	defer closeAll(conns)
 	for _, cfg := range []Config{
-		{Answers: &fakeAnswers{}, MaxUDPSize: 4096},
+		{Source: &fakeAnswers{}, MaxUDPSize: 4096},
 		{Conns: conns, MaxUDPSize: 4096},
-		{Conns: conns, Answers: &fakeAnswers{}, MaxUDPSize: 100},
+		{Conns: conns, Source: &fakeAnswers{}, MaxUDPSize: 100},
 	} {
 		if s, err := Start(cfg); err == nil {
 			s.Close()
@@ -245,14 +218,14 @@ func TestListenUDPRejectsBadInput(t *testing.T) {
 	})
 }
 
-// panicking is an Answers whose Answer panics for "boom.test." names.
+// panicking is a Source whose Fill panics for "boom.test." names.
 type panicking struct{ fakeAnswers }
 
-func (p *panicking) Answer(name string, qtype uint16) (Answer, bool) {
+func (p *panicking) Fill(name string, qtype uint16) (Answer, bool) {
 	if name == "boom.test." {
 		panic("answers bug")
 	}
-	return p.fakeAnswers.Answer(name, qtype)
+	return p.fakeAnswers.Fill(name, qtype)
 }
 
 func TestAPanicWhileAnsweringIsAnsweredServfailAndTheReaderGoesOn(t *testing.T) {
@@ -262,7 +235,7 @@ func TestAPanicWhileAnsweringIsAnsweredServfailAndTheReaderGoesOn(t *testing.T) 
 	}
 	var mu sync.Mutex
 	var packets [][]byte
-	s, err := Start(Config{Conns: conns, Answers: &panicking{}, MaxUDPSize: fakeMaxUDPSize,
+	s, err := Start(Config{Conns: conns, Source: &panicking{}, MaxUDPSize: fakeMaxUDPSize,
 		Panicked: func(pkt []byte, _ any) { mu.Lock(); packets = append(packets, slices.Clone(pkt)); mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)
@@ -271,12 +244,12 @@ func TestAPanicWhileAnsweringIsAnsweredServfailAndTheReaderGoesOn(t *testing.T) 
 	addr := conns[0].LocalAddr().String()
 	q := new(dns.Msg).SetQuestion("boom.test.", dns.TypeA)
 	q.CheckingDisabled = true
-	resp := exchange(t, addr, q)
+	resp := dnstest.Exchange(t, "udp", addr, q)
 	if resp.Rcode != dns.RcodeServerFailure || !resp.Response || !resp.RecursionDesired || !resp.CheckingDisabled ||
 		len(resp.Question) != 1 || resp.Question[0] != q.Question[0] || len(resp.Answer)+len(resp.Ns)+len(resp.Extra) != 0 {
 		t.Fatalf("got\n%v\nwant SERVFAIL with the question, RD and CD, and no records", resp)
 	}
-	if resp := exchange(t, addr, new(dns.Msg).SetQuestion("n.2.test.", dns.TypeA)); len(resp.Answer) != 2 {
+	if resp := dnstest.Exchange(t, "udp", addr, new(dns.Msg).SetQuestion("n.2.test.", dns.TypeA)); len(resp.Answer) != 2 {
 		t.Fatalf("after the panic: %d answers, want 2", len(resp.Answer))
 	}
 	mu.Lock()

@@ -42,7 +42,7 @@ type Shard struct {
 	sizes     []atomic.Uint64 // by (direction, zone, proto, size bucket)
 	sizeSums  []atomic.Uint64 // by (direction, zone, proto)
 	passed    atomic.Uint64   // queries passed on to the ordinary path
-	filled    atomic.Uint64   // answers asked of the Answers source
+	filled    atomic.Uint64   // answers asked of the Source
 }
 
 // Series is what an answer is counted under besides how it travelled —

@@ -6,11 +6,11 @@ import (
 )
 
 // sharingCaches returns n Caches sharing one Store, as a Server's sockets do.
-func sharingCaches(src Answers, n int) []*Cache {
+func sharingCaches(src Source, n int) []*Cache {
 	store := NewStore(src, 100)
 	caches := make([]*Cache, n)
 	for i := range caches {
-		caches[i] = NewCache(CacheConfig{Answers: src, MaxUDPSize: fakeMaxUDPSize, Store: store, Stats: NewStats().NewShard(true)})
+		caches[i] = NewCache(CacheConfig{Source: src, MaxUDPSize: fakeMaxUDPSize, Store: store, Stats: NewStats().NewShard(true)})
 	}
 	return caches
 }

@@ -28,7 +28,7 @@ type Stream struct {
 // NewStream returns a Stream for a connection from client (a
 // *net.TCPAddr).
 func (s *Server) NewStream(client net.Addr) *Stream {
-	cache := NewCache(CacheConfig{Answers: s.cfg.Answers, Changes: s.cfg.Changes, MaxUDPSize: s.cfg.MaxUDPSize,
+	cache := NewCache(CacheConfig{Source: s.cfg.Source, Changes: s.cfg.Changes, MaxUDPSize: s.cfg.MaxUDPSize,
 		Store: s.store, Stats: s.tcpStats, Turns: &s.tcpTurns})
 	ipv6 := false
 	if a, ok := client.(*net.TCPAddr); ok {

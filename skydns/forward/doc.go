@@ -1,6 +1,7 @@
 // Package forward answers the names skydns does not serve itself: it sends
 // them to upstream servers, caches the answers, routes stub domains to their
-// own servers, and chases out-of-zone CNAME targets for the resolver.
+// own servers, and resolves the out-of-zone targets of the zones' CNAME
+// chains (ResolveExternal).
 //
 // # Who gets recursion
 //

@@ -144,7 +144,8 @@ func (f *Forwarder) setStaticStubs(stubs map[string][]netip.AddrPort) {
 }
 
 // RecursionAllowed reports whether client may have names outside the zones
-// resolved; the server can use it to decide whether to chase a CNAME.
+// resolved; the server can use it to decide whether to resolve the
+// external target of a CNAME chain (ResolveExternal).
 func (f *Forwarder) RecursionAllowed(client netip.Addr) bool {
 	return f.settings.Load().acl.allows(client)
 }

@@ -1,7 +1,6 @@
 package forward
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/netip"
@@ -14,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/goleak"
+
+	"github.com/kubesky/kubesky/internal/dnstest"
 )
 
 func TestMain(m *testing.M) {
@@ -34,9 +35,8 @@ func (u *upstream) queries() int { return int(u.udp.Load() + u.tcp.Load()) }
 // startUpstream starts an upstream answering with h until the test ends.
 func startUpstream(t *testing.T, h handler) *upstream {
 	t.Helper()
-	pc, l := listenPair(t)
-	u := &upstream{addr: pc.LocalAddr().String()}
-	serve := dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
+	u := &upstream{}
+	u.addr = dnstest.StartServer(t, dns.HandlerFunc(func(w dns.ResponseWriter, req *dns.Msg) {
 		_, tcp := w.RemoteAddr().(*net.TCPAddr)
 		if tcp {
 			u.tcp.Add(1)
@@ -46,52 +46,8 @@ func startUpstream(t *testing.T, h handler) *upstream {
 		if r := h(req, tcp); r != nil {
 			_ = w.WriteMsg(r)
 		}
-	})
-	startServer(t, &dns.Server{PacketConn: pc, Handler: serve})
-	startServer(t, &dns.Server{Listener: l, Handler: serve})
+	}))
 	return u
-}
-
-// listenPair opens a UDP socket and a TCP listener on the same free port.
-func listenPair(t *testing.T) (net.PacketConn, net.Listener) {
-	t.Helper()
-	for range 20 {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		if err == nil {
-			return pc, l
-		}
-		pc.Close()
-	}
-	t.Fatal("no port free for both UDP and TCP")
-	return nil, nil
-}
-
-// startServer runs s until the test ends, waiting for it to start.
-func startServer(t *testing.T, s *dns.Server) {
-	t.Helper()
-	started := make(chan struct{})
-	s.NotifyStartedFunc = func() { close(started) }
-	done := make(chan error, 1)
-	go func() { done <- s.ActivateAndServe() }()
-	select {
-	case <-started:
-	case err := <-done:
-		t.Fatalf("upstream did not start: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("upstream did not start within 5s")
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.ShutdownContext(ctx); err != nil {
-			t.Errorf("shutting down upstream: %v", err)
-		}
-		<-done
-	})
 }
 
 // rawUpstream is a UDP socket on 127.0.0.1 that answers every packet with

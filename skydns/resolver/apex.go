@@ -13,16 +13,16 @@ const (
 )
 
 // soa is the zone's synthesized SOA record, owned by owner.
-func (a *answerer) soa(owner string) *dns.SOA {
+func (res *resolution) soa(owner string) *dns.SOA {
 	return &dns.SOA{
-		Hdr:     a.hdr(owner, dns.TypeSOA, a.r.ttl),
-		Ns:      a.zone.mname,
-		Mbox:    a.zone.rname,
-		Serial:  uint32(a.snap.Revision()),
+		Hdr:     res.hdr(owner, dns.TypeSOA, res.r.ttl),
+		Ns:      res.zone.mname,
+		Mbox:    res.zone.rname,
+		Serial:  uint32(res.snap.Revision()),
 		Refresh: soaRefresh,
 		Retry:   soaRetry,
 		Expire:  soaExpire,
-		Minttl:  a.r.ttl,
+		Minttl:  res.r.ttl,
 	}
 }
 
@@ -30,20 +30,20 @@ func (a *answerer) soa(owner string) *dns.SOA {
 // ns.dns.<zone>: an address record names its key (ns1.ns.dns.<zone>)
 // and is glue, a host name is the server's name. With no record there the
 // NS RRset is synthesized (see nsSynthesized).
-func (a *answerer) ns() (answer, extra []dns.RR) {
-	if a.nsSynthesized(a.zone.ns) {
-		return a.synthesizedNS()
+func (res *resolution) ns() (answer, extra []dns.RR) {
+	if res.nsSynthesized(res.zone.ns) {
+		return res.synthesizedNS()
 	}
-	rs := a.lookup(a.zone.ns, dns.TypeNS)
+	rs := res.lookup(res.zone.ns, dns.TypeNS)
 	defer rs.release()
-	g := glue{a: a}
+	g := glue{res: res}
 	for i := range rs.es {
 		e := &rs.es[i]
 		if isText(e) {
 			continue
 		}
-		if target := a.target(e); g.want(e, target, 0, 0) {
-			answer = append(answer, &dns.NS{Hdr: a.hdr(a.q.Name, dns.TypeNS, a.ttl(e)), Ns: target})
+		if target := res.target(e); g.want(e, target, 0, 0) {
+			answer = append(answer, &dns.NS{Hdr: res.hdr(res.q.Name, dns.TypeNS, res.ttl(e)), Ns: target})
 		}
 	}
 	return answer, g.extra
@@ -51,15 +51,15 @@ func (a *answerer) ns() (answer, extra []dns.RR) {
 
 // ptr answers a PTR question from the records at the name's own key whose
 // host is a name.
-func (a *answerer) ptr() []dns.RR {
-	rs := a.exact(a.storeName(a.lname), dns.TypePTR)
+func (res *resolution) ptr() []dns.RR {
+	rs := res.exact(res.storeName(res.lname), dns.TypePTR)
 	defer rs.release()
 	var answer []dns.RR
 	var seen set[string]
 	for i := range rs.es {
 		e := &rs.es[i]
 		if !isAddress(e) && seen.add(e.Record.Host) {
-			answer = append(answer, &dns.PTR{Hdr: a.hdr(a.q.Name, dns.TypePTR, a.ttl(e)), Ptr: e.Record.Host})
+			answer = append(answer, &dns.PTR{Hdr: res.hdr(res.q.Name, dns.TypePTR, res.ttl(e)), Ptr: e.Record.Host})
 		}
 	}
 	return answer

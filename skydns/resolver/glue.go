@@ -9,7 +9,7 @@ import (
 // glue collects the additional section of SRV, MX and NS answers: the
 // addresses of their targets.
 type glue struct {
-	a       *answerer
+	res     *resolution
 	extra   []dns.RR
 	records set[recordKey] // SRV/MX records answered: (target, port or preference, priority)
 	addrs   set[recordKey] // address glue: (target, address)
@@ -47,17 +47,17 @@ func (g *glue) address(target string, e *snapshot.Entry) {
 	if len(e.IP) == 16 {
 		rrtype = dns.TypeAAAA
 	}
-	g.extra = append(g.extra, g.a.leaf(target, e, rrtype))
+	g.extra = append(g.extra, g.res.leaf(target, e, rrtype))
 }
 
 // name adds the addresses of an in-zone target, once per target. The CNAMEs
 // followed to find them come along; the AAAA pass does not repeat them.
 func (g *glue) name(target string) {
-	if g.a.r.findZone(target) == nil || !g.names.add(target) {
+	if g.res.r.findZone(target) == nil || !g.names.add(target) {
 		return
 	}
-	g.extra = g.a.follow(target, target, dns.TypeA, g.extra)
-	for _, rr := range g.a.follow(target, target, dns.TypeAAAA, nil) {
+	g.extra = g.res.follow(target, target, dns.TypeA, g.extra)
+	for _, rr := range g.res.follow(target, target, dns.TypeAAAA, nil) {
 		if _, isCNAME := rr.(*dns.CNAME); !isCNAME || !hasRR(g.extra, rr) {
 			g.extra = append(g.extra, rr)
 		}

@@ -83,39 +83,39 @@ func podAddr(label string) (netip.Addr, bool) {
 }
 
 // podExists reports whether a name under pod.<zone> exists.
-func (a *answerer) podExists(kind podName, label, lname string) bool {
+func (res *resolution) podExists(kind podName, label, lname string) bool {
 	switch {
-	case a.r.pods == PodsDisabled || kind == podOther:
+	case res.r.pods == PodsDisabled || kind == podOther:
 		return false
-	case a.r.pods == PodsInsecure && kind == podBranch:
+	case res.r.pods == PodsInsecure && kind == podBranch:
 		return true
-	case a.r.pods == PodsInsecure:
+	case res.r.pods == PodsInsecure:
 		_, ok := podAddr(label)
 		return ok
 	case kind == podBranch:
-		return a.snap.Exists(lname)
+		return res.snap.Exists(lname)
 	}
-	return len(a.podRecords(lname)) > 0
+	return len(res.podRecords(lname)) > 0
 }
 
 // podFollow appends the qtype (A or AAAA) address of a pod name, owned by
 // owner: synthesized in insecure mode, from the name's exact key in
 // verified mode. Pod names have no other data.
-func (a *answerer) podFollow(owner, lname string, kind podName, label string, qtype uint16, out []dns.RR) []dns.RR {
+func (res *resolution) podFollow(owner, lname string, kind podName, label string, qtype uint16, out []dns.RR) []dns.RR {
 	if kind != podLeaf || (qtype != dns.TypeA && qtype != dns.TypeAAAA) {
 		return out
 	}
-	switch a.r.pods {
+	switch res.r.pods {
 	case PodsInsecure:
 		if addr, ok := podAddr(label); ok && addr.Is4() == (qtype == dns.TypeA) {
-			out = append(out, podRR(a.hdr(owner, qtype, a.r.ttl), addr))
+			out = append(out, podRR(res.hdr(owner, qtype, res.r.ttl), addr))
 		}
 	case PodsVerified:
-		es := a.podRecords(lname)
+		es := res.podRecords(lname)
 		var seen leafSet
 		for i := range es {
 			if e := &es[i]; leafMatches(e, qtype) && seen.add(e) {
-				out = append(out, a.leaf(owner, e, qtype))
+				out = append(out, res.leaf(owner, e, qtype))
 			}
 		}
 	}
@@ -131,12 +131,12 @@ func podRR(h dns.RR_Header, addr netip.Addr) dns.RR {
 
 // podRecords returns the address records at a pod name's own key. A "*"
 // or "any" label is taken literally ("any" is a valid namespace).
-func (a *answerer) podRecords(lname string) []snapshot.Entry {
-	es := a.snap.Exact(lname)
+func (res *resolution) podRecords(lname string) []snapshot.Entry {
+	es := res.snap.Exact(lname)
 	if !hasWildcardLabel(lname) {
 		return addresses(es)
 	}
-	key := contract.Key(a.r.prefix, lname)
+	key := contract.Key(res.r.prefix, lname)
 	kept := es[:0]
 	for _, e := range es {
 		if e.Key() == key {
@@ -157,7 +157,7 @@ func addresses(es []snapshot.Entry) []snapshot.Entry {
 }
 
 // isPod reports whether the question's name is under pod.<zone>.
-func (a *answerer) isPod() bool {
-	kind, _ := a.r.classifyPod(a.lname)
+func (res *resolution) isPod() bool {
+	kind, _ := res.r.classifyPod(res.lname)
 	return kind != notPod
 }

@@ -18,17 +18,17 @@ const defaultPriority = 10
 // normalized per priority over the records answered (see srvWeight);
 // targets are the host, or for an address a name made from the record's
 // key, whose address then goes into the additional section.
-func (a *answerer) srv() (answer, extra []dns.RR) {
-	rs := a.lookup(a.storeName(a.lname), dns.TypeSRV)
+func (res *resolution) srv() (answer, extra []dns.RR) {
+	rs := res.lookup(res.storeName(res.lname), dns.TypeSRV)
 	defer rs.release()
-	g := glue{a: a}
+	g := glue{res: res}
 	picks := make([]srvPick, 0, 16)
 	for i := range rs.es {
 		e := &rs.es[i]
 		if isText(e) {
 			continue
 		}
-		target, port := a.target(e), uint16(e.Record.Port)
+		target, port := res.target(e), uint16(e.Record.Port)
 		if g.want(e, target, port, priority(e)) {
 			picks = append(picks, srvPick{e: e, target: target, port: port})
 		}
@@ -37,7 +37,7 @@ func (a *answerer) srv() (answer, extra []dns.RR) {
 	slices.SortStableFunc(picks, func(x, y srvPick) int { return cmp.Compare(priority(x.e), priority(y.e)) }) // runs to rotate (see Rotate)
 	for _, p := range picks {
 		answer = append(answer, &dns.SRV{
-			Hdr:      a.hdr(a.q.Name, dns.TypeSRV, a.ttl(p.e)),
+			Hdr:      res.hdr(res.q.Name, dns.TypeSRV, res.ttl(p.e)),
 			Priority: priority(p.e), Weight: totals.weight(p.e), Port: p.port, Target: p.target,
 		})
 	}
@@ -53,18 +53,18 @@ type srvPick struct {
 
 // mx answers an MX question from the records with "mail": true; the
 // preference is the record's priority.
-func (a *answerer) mx() (answer, extra []dns.RR) {
-	rs := a.lookup(a.storeName(a.lname), dns.TypeMX)
+func (res *resolution) mx() (answer, extra []dns.RR) {
+	rs := res.lookup(res.storeName(res.lname), dns.TypeMX)
 	defer rs.release()
-	g := glue{a: a}
+	g := glue{res: res}
 	for i := range rs.es {
 		e := &rs.es[i]
 		if !e.Record.Mail || isText(e) {
 			continue
 		}
-		target, pref := a.target(e), priority(e)
+		target, pref := res.target(e), priority(e)
 		if g.want(e, target, pref, pref) {
-			answer = append(answer, &dns.MX{Hdr: a.hdr(a.q.Name, dns.TypeMX, a.ttl(e)), Preference: pref, Mx: target})
+			answer = append(answer, &dns.MX{Hdr: res.hdr(res.q.Name, dns.TypeMX, res.ttl(e)), Preference: pref, Mx: target})
 		}
 	}
 	return answer, g.extra
@@ -73,9 +73,9 @@ func (a *answerer) mx() (answer, extra []dns.RR) {
 // target is the name an SRV, MX or NS record of e points to: its host
 // name, or for an address the name of its key; targetstrip labels are
 // removed from the left of either.
-func (a *answerer) target(e *snapshot.Entry) string {
+func (res *resolution) target(e *snapshot.Entry) string {
 	if isAddress(e) {
-		return a.r.keyName(e.Key(), e.Record.TargetStrip)
+		return res.r.keyName(e.Key(), e.Record.TargetStrip)
 	}
 	return targetStrip(e.Record.Host, e.Record.TargetStrip)
 }

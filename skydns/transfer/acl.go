@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/kubesky/kubesky/skydns/forward"
 )
 
 // ACL is the client networks allowed to transfer the zones. An empty ACL
@@ -17,25 +19,14 @@ type ACL []netip.Prefix
 func ParseACL(entries []string) (ACL, error) {
 	var acl ACL
 	for _, entry := range entries {
-		p, err := parsePrefix(strings.TrimSpace(entry))
-		if err != nil {
-			return nil, err
+		entry = strings.TrimSpace(entry)
+		p, err := forward.ParsePrefix(entry)
+		if err != nil || strings.Contains(entry, "%") { // a zoned address names no network
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR like 10.0.0.0/8", entry)
 		}
 		acl = append(acl, p)
 	}
 	return acl, nil
-}
-
-func parsePrefix(entry string) (netip.Prefix, error) {
-	if addr, err := netip.ParseAddr(entry); err == nil && addr.Zone() == "" {
-		addr = addr.Unmap()
-		return netip.PrefixFrom(addr, addr.BitLen()), nil
-	}
-	p, err := netip.ParsePrefix(entry)
-	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("%q is neither an IP address nor a CIDR like 10.0.0.0/8", entry)
-	}
-	return p.Masked(), nil
 }
 
 // Allows reports whether client may transfer.

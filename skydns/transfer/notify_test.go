@@ -2,6 +2,7 @@ package transfer_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -30,12 +33,8 @@ func startSecondary(t *testing.T, zones ...string) *secondary {
 		t.Fatal(err)
 	}
 	s := &secondary{addr: pc.LocalAddr().String(), zones: zones}
-	started := make(chan struct{})
-	srv := &dns.Server{PacketConn: pc, Handler: s, NotifyStartedFunc: func() { close(started) },
-		MsgAcceptFunc: func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept }}
-	go srv.ActivateAndServe()
-	<-started
-	t.Cleanup(func() { srv.Shutdown() })
+	dnstest.Serve(t, &dns.Server{PacketConn: pc, Handler: s,
+		MsgAcceptFunc: func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept }})
 	return s
 }
 
@@ -106,11 +105,10 @@ func TestChangesWithinTheIntervalMakeOneMoreRound(t *testing.T) {
 // waitNotified polls until s has received n NOTIFY messages.
 func waitNotified(t *testing.T, s *secondary, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.notified()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("notified %v, want %d NOTIFY within 10s", s.notified(), n)
+	polltest.Within(t, 10*time.Second, fmt.Sprintf("%d NOTIFY", n), func() error {
+		if got := s.notified(); len(got) < n {
+			return fmt.Errorf("notified %v", got)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }

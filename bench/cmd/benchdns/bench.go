@@ -13,7 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/bench/gendata"
-	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 const zone = "cluster.local"
@@ -26,7 +26,7 @@ type bench struct {
 	ownWork  bool // remove work at the end
 	progress io.Writer
 
-	etcd    *proc.Process
+	etcd    *kubeproc.Process
 	etcdDir string
 	etcdURL string
 	// peerPort is the etcd peer port, kept so a restart finds its member.

@@ -81,7 +81,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	defer inst.proc.Kill() // a signal would trip callgrind; the counts are dumped already
 	dump := 1
 	if !s.readsEtcd {
-		first, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries, tcp)
+		first, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp)
 		if err != nil {
 			return 0, err
 		}
@@ -94,7 +94,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	if err := gc.start(ctx); err != nil {
 		return 0, err
 	}
-	w, err := b.countWindow(ctx, inst.proc.Pid(), out, dump, inst.addr, queries, tcp)
+	w, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp)
 	if err != nil {
 		return 0, err
 	}
@@ -136,7 +136,7 @@ func (b *bench) countEtcd(ctx context.Context, s server, queries string) (float6
 		return 0, err
 	}
 	defer inst.stop()
-	w, err := b.countWindow(ctx, b.etcd.Pid(), out, 1, inst.addr, queries, false)
+	w, err := b.countWindow(ctx, b.etcd.PID(), out, 1, inst.addr, queries, false)
 	return w.perQuery(), err
 }
 

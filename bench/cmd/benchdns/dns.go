@@ -76,7 +76,7 @@ func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.S
 	if err != nil {
 		return report.Sample{}, err
 	}
-	mem, err := proc.ReadMemory(inst.proc.Pid())
+	mem, err := proc.ReadMemory(inst.proc.PID())
 	if err != nil {
 		return report.Sample{}, err
 	}
@@ -91,11 +91,11 @@ func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.S
 func (b *bench) cpuTimes(inst *instance) ([2]time.Duration, error) {
 	var t [2]time.Duration
 	var err error
-	if t[0], err = proc.CPUTime(inst.proc.Pid()); err != nil {
+	if t[0], err = proc.CPUTime(inst.proc.PID()); err != nil {
 		return t, fmt.Errorf("%s: %w", inst.name, err)
 	}
 	if inst.readsEtcd {
-		if t[1], err = proc.CPUTime(b.etcd.Pid()); err != nil {
+		if t[1], err = proc.CPUTime(b.etcd.PID()); err != nil {
 			return t, fmt.Errorf("etcd: %w", err)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/bench/callgrind"
-	"github.com/kubesky/kubesky/bench/proc"
 	"github.com/kubesky/kubesky/etcdstore"
 )
 
@@ -38,7 +37,7 @@ func (b *bench) startEtcd(ctx context.Context, wrap func([]string) []string) err
 		argv, env, log = wrap(argv), callgrind.Env, "etcd.callgrind.log"
 	}
 	log = filepath.Join(b.work, log)
-	p, err := proc.Start(proc.Spec{Name: "etcd", Argv: argv, Env: env, CPU: b.cfg.serverCPU, Log: log})
+	p, err := b.startPinned("etcd", argv, env, log)
 	if err != nil {
 		return err
 	}

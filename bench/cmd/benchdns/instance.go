@@ -9,12 +9,13 @@ import (
 
 	"github.com/kubesky/kubesky/bench/callgrind"
 	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // instance is a running server.
 type instance struct {
 	server
-	proc     *proc.Process
+	proc     *kubeproc.Process
 	addr     string // DNS host:port
 	httpAddr string // skydns's /metrics host:port
 	log      string
@@ -62,7 +63,7 @@ func (b *bench) startServer(ctx context.Context, s server, o startOptions) (*ins
 		kind = ".callgrind"
 	}
 	log := filepath.Join(b.work, fmt.Sprintf("%s%s.%d.log", s.name, kind, port))
-	p, err := proc.Start(proc.Spec{Name: s.name, Argv: argv, Env: env, CPU: b.cfg.serverCPU, Log: log})
+	p, err := b.startPinned(s.name, argv, env, log)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +76,12 @@ func (b *bench) startServer(ctx context.Context, s server, o startOptions) (*ins
 		return nil, fmt.Errorf("%w; log: %s", err, tail(log, 400))
 	}
 	return inst, nil
+}
+
+// startPinned starts argv pinned to the server CPU, its output in log.
+func (b *bench) startPinned(name string, argv, env []string, log string) (*kubeproc.Process, error) {
+	argv = proc.Pin(b.cfg.serverCPU, argv)
+	return kubeproc.Start(kubeproc.Spec{Name: name, Path: argv[0], Args: argv[1:], Env: env, Log: log})
 }
 
 // stop stops the instance, killing it if SIGTERM is not enough.
@@ -103,7 +110,7 @@ func (b *bench) answersProbe(ctx context.Context, inst *instance, timeout time.D
 
 // poll calls check every 20ms until it succeeds, the process exits, or
 // timeout passes.
-func poll(ctx context.Context, p *proc.Process, timeout time.Duration, check func() error) error {
+func poll(ctx context.Context, p *kubeproc.Process, timeout time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		err := check()

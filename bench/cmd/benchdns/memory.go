@@ -129,7 +129,7 @@ func (b *bench) afterLoad(ctx context.Context, inst *instance, queries string) (
 	if err != nil {
 		return proc.Memory{}, err
 	}
-	return proc.ReadMemory(inst.proc.Pid())
+	return proc.ReadMemory(inst.proc.PID())
 }
 
 // corednsRSS is CoreDNS-etcd's resident memory after the same queries; 0

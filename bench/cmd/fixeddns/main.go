@@ -1,5 +1,6 @@
-// Command fixeddns is the benchmark's practical limit: a miekg/dns server
-// answering every query, on UDP and TCP, with one fixed A record.
+// Command fixeddns is the benchmark's practical limit: skydns's DNS server
+// (skydns/dnsserver) answering every query, on UDP and TCP, with one fixed
+// A record.
 //
 //	fixeddns --addr 127.0.0.1:1054 --answer 10.0.0.1
 package main
@@ -36,16 +37,16 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fixeddns: --answer: %v\n", err)
 		return 2
 	}
-	h, err := fixed.NewHandler(ip, uint32(*ttl))
+	a, err := fixed.NewResponder(ip, uint32(*ttl))
 	if err != nil {
 		fmt.Fprintf(stderr, "fixeddns: --answer: %v\n", err)
 		return 2
 	}
-	return serve(*addr, h, stderr)
+	return serve(*addr, a, stderr)
 }
 
-func serve(addr string, h *fixed.Handler, stderr io.Writer) int {
-	s, err := fixed.Start(addr, h)
+func serve(addr string, a *fixed.Responder, stderr io.Writer) int {
+	s, err := fixed.Start(addr, a)
 	if err != nil {
 		fmt.Fprintf(stderr, "fixeddns: %v\n", err)
 		return 1
@@ -53,15 +54,12 @@ func serve(addr string, h *fixed.Handler, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "fixeddns serving on %s\n", s.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	status := 0
-	select {
-	case <-ctx.Done():
-	case err := <-s.Err():
-		fmt.Fprintf(stderr, "fixeddns: %v\n", err)
-		status = 1
-	}
+	<-ctx.Done()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s.Shutdown(shutdownCtx)
-	return status
+	if err := s.Shutdown(shutdownCtx); err != nil {
+		fmt.Fprintf(stderr, "fixeddns: %v\n", err)
+		return 1
+	}
+	return 0
 }

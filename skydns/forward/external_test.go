@@ -6,7 +6,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-func TestChase(t *testing.T) {
+func TestResolveExternal(t *testing.T) {
 	up := startUpstream(t, func(req *dns.Msg, _ bool) *dns.Msg {
 		m := new(dns.Msg).SetReply(req)
 		switch req.Question[0].Name {
@@ -25,7 +25,7 @@ func TestChase(t *testing.T) {
 	f, _, _ := testForwarder(t, cfg)
 
 	t.Run("a target behind a CNAME chain gives the chain and the addresses", func(t *testing.T) {
-		rrs, rcode := f.Chase(t.Context(), "DB.example.org", dns.TypeA)
+		rrs, rcode := f.ResolveExternal(t.Context(), "DB.example.org", dns.TypeA)
 		if rcode != dns.RcodeSuccess || len(rrs) != 2 {
 			t.Fatalf("rcode %s answer %v, want the CNAME and the A", dns.RcodeToString[rcode], rrs)
 		}
@@ -35,14 +35,14 @@ func TestChase(t *testing.T) {
 	})
 
 	t.Run("a target in a stub domain is chased through the stub's server", func(t *testing.T) {
-		rrs, rcode := f.Chase(t.Context(), "stub.corp.", dns.TypeA)
+		rrs, rcode := f.ResolveExternal(t.Context(), "stub.corp.", dns.TypeA)
 		if rcode != dns.RcodeSuccess || len(rrs) != 1 || rrs[0].(*dns.A).A.String() != "192.0.2.72" {
 			t.Fatalf("rcode %s answer %v, want A 192.0.2.72", dns.RcodeToString[rcode], rrs)
 		}
 	})
 
 	t.Run("a target that does not exist is NXDOMAIN", func(t *testing.T) {
-		rrs, rcode := f.Chase(t.Context(), "gone.example.org.", dns.TypeA)
+		rrs, rcode := f.ResolveExternal(t.Context(), "gone.example.org.", dns.TypeA)
 		if rcode != dns.RcodeNameError || len(rrs) != 0 {
 			t.Fatalf("rcode %s answer %v, want NXDOMAIN and nothing", dns.RcodeToString[rcode], rrs)
 		}
@@ -50,16 +50,16 @@ func TestChase(t *testing.T) {
 
 	t.Run("a target no upstream answers for is SERVFAIL", func(t *testing.T) {
 		dead, _, _ := testForwarder(t, testConfig(closedPort(t)))
-		if _, rcode := dead.Chase(t.Context(), "db.example.org.", dns.TypeA); rcode != dns.RcodeServerFailure {
+		if _, rcode := dead.ResolveExternal(t.Context(), "db.example.org.", dns.TypeA); rcode != dns.RcodeServerFailure {
 			t.Fatalf("rcode %s, want SERVFAIL", dns.RcodeToString[rcode])
 		}
 	})
 
 	t.Run("chased answers are cached and their records are the caller's to change", func(t *testing.T) {
 		before := up.queries()
-		rrs, _ := f.Chase(t.Context(), "db.example.org.", dns.TypeA)
+		rrs, _ := f.ResolveExternal(t.Context(), "db.example.org.", dns.TypeA)
 		rrs[0].Header().Ttl = 1
-		again, _ := f.Chase(t.Context(), "db.example.org.", dns.TypeA)
+		again, _ := f.ResolveExternal(t.Context(), "db.example.org.", dns.TypeA)
 		if up.queries() != before || again[0].Header().Ttl != 300 {
 			t.Errorf("upstream queries %d (want %d), TTL %d (want 300)", up.queries(), before, again[0].Header().Ttl)
 		}

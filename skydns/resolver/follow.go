@@ -15,23 +15,23 @@ import (
 // answers is the name's CNAME: a CNAME into the zones answers only
 // together with what its target yields; a CNAME out of the zones answers
 // alone, for a forwarder to complete (see ExternalTarget).
-func (a *answerer) follow(owner, lname string, qtype uint16, out []dns.RR) []dns.RR {
-	a.visit(lname) // pod names are read at lname, not through lookup
-	if kind, label := a.r.classifyPod(lname); kind != notPod {
-		return a.podFollow(owner, lname, kind, label, qtype, out)
+func (res *resolution) follow(owner, lname string, qtype uint16, out []dns.RR) []dns.RR {
+	res.visit(lname) // pod names are read at lname, not through lookup
+	if kind, label := res.r.classifyPod(lname); kind != notPod {
+		return res.podFollow(owner, lname, kind, label, qtype, out)
 	}
-	if qtype != dns.TypeTXT && a.nsSynthesized(lname) {
-		return a.nsAddresses(owner, qtype, out)
+	if qtype != dns.TypeTXT && res.nsSynthesized(lname) {
+		return res.nsAddresses(owner, qtype, out)
 	}
-	store := a.storeName(lname)
-	rs := a.lookup(store, dns.TypeTXT) // every record: data of any type rules CNAMEs out
+	store := res.storeName(lname)
+	rs := res.lookup(store, dns.TypeTXT) // every record: data of any type rules CNAMEs out
 	defer rs.release()
 	if holdsData(rs.es) {
-		return a.leaves(owner, rs.es, qtype, out)
+		return res.leaves(owner, rs.es, qtype, out)
 	}
 	for i := range rs.es {
 		if e := &rs.es[i]; isAlias(e) && e.Record.Host != "" {
-			if next := a.followCNAME(owner, lname, store, e, qtype, out); len(next) > len(out) {
+			if next := res.followCNAME(owner, lname, store, e, qtype, out); len(next) > len(out) {
 				return next
 			}
 		}
@@ -50,11 +50,11 @@ func holdsData(es []snapshot.Entry) bool {
 }
 
 // leaves appends the qtype records of es, once per address or text.
-func (a *answerer) leaves(owner string, es []snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
+func (res *resolution) leaves(owner string, es []snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
 	var seen leafSet
 	for i := range es {
 		if e := &es[i]; leafMatches(e, qtype) && seen.add(e) {
-			out = append(out, a.leaf(owner, e, qtype))
+			out = append(out, res.leaf(owner, e, qtype))
 		}
 	}
 	return out
@@ -65,31 +65,31 @@ func (a *answerer) leaves(owner string, es []snapshot.Entry, qtype uint16, out [
 // (x CNAME x: a subtree answer that would contain itself), a target already
 // in the chain, chains longer than maxChain, and any in-zone target past
 // the question's first maxFollows.
-func (a *answerer) followCNAME(owner, lname, store string, e *snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
+func (res *resolution) followCNAME(owner, lname, store string, e *snapshot.Entry, qtype uint16, out []dns.RR) []dns.RR {
 	target := e.Record.Host
-	if isBelow(store, target) || a.depth >= maxChain || a.inChain(target) {
+	if isBelow(store, target) || res.depth >= maxChain || res.inChain(target) {
 		return out
 	}
-	cname := &dns.CNAME{Hdr: a.hdr(owner, dns.TypeCNAME, a.ttl(e)), Target: target}
-	if a.r.findZone(target) == nil {
+	cname := &dns.CNAME{Hdr: res.hdr(owner, dns.TypeCNAME, res.ttl(e)), Target: target}
+	if res.r.findZone(target) == nil {
 		return append(out, cname)
 	}
-	if a.follows >= maxFollows {
+	if res.follows >= maxFollows {
 		return out
 	}
-	a.follows++
-	a.chain[a.depth] = lname
-	a.depth++
-	next := a.follow(target, target, qtype, nil)
-	a.depth--
+	res.follows++
+	res.chain[res.depth] = lname
+	res.depth++
+	next := res.follow(target, target, qtype, nil)
+	res.depth--
 	if len(next) == 0 {
 		return out
 	}
 	return append(append(out, cname), next...)
 }
 
-func (a *answerer) inChain(name string) bool {
-	for _, n := range a.chain[:a.depth] {
+func (res *resolution) inChain(name string) bool {
+	for _, n := range res.chain[:res.depth] {
 		if n == name {
 			return true
 		}
@@ -110,8 +110,8 @@ func leafMatches(e *snapshot.Entry, qtype uint16) bool {
 	return false
 }
 
-func (a *answerer) leaf(owner string, e *snapshot.Entry, qtype uint16) dns.RR {
-	h := a.hdr(owner, qtype, a.ttl(e))
+func (res *resolution) leaf(owner string, e *snapshot.Entry, qtype uint16) dns.RR {
+	h := res.hdr(owner, qtype, res.ttl(e))
 	switch qtype {
 	case dns.TypeA:
 		return &dns.A{Hdr: h, A: e.IP}
@@ -135,9 +135,9 @@ func split255(s string) []string {
 // cname answers a CNAME question: the name's one CNAME, from the first
 // record at or below it whose host is a name outside its subtree, unless
 // the name holds data (see follow). The target is not followed.
-func (a *answerer) cname() []dns.RR {
-	store := a.storeName(a.lname)
-	rs := a.lookup(store, dns.TypeTXT)
+func (res *resolution) cname() []dns.RR {
+	store := res.storeName(res.lname)
+	rs := res.lookup(store, dns.TypeTXT)
 	defer rs.release()
 	if holdsData(rs.es) {
 		return nil
@@ -145,7 +145,7 @@ func (a *answerer) cname() []dns.RR {
 	for i := range rs.es {
 		e := &rs.es[i]
 		if isAlias(e) && e.Record.Host != "" && !isBelow(store, e.Record.Host) {
-			return []dns.RR{&dns.CNAME{Hdr: a.hdr(a.q.Name, dns.TypeCNAME, a.ttl(e)), Target: e.Record.Host}}
+			return []dns.RR{&dns.CNAME{Hdr: res.hdr(res.q.Name, dns.TypeCNAME, res.ttl(e)), Target: e.Record.Host}}
 		}
 	}
 	return nil

@@ -17,19 +17,19 @@ type Query struct {
 	Proto  string     // "udp" or "tcp"
 }
 
-// Answerer builds the response to a Query. The response must be addressed
+// Responder builds the response to a Query. The response must be addressed
 // to the query (dns.Msg.SetReply); the server then sets the EDNS record and
 // truncates it. Returning nil makes the server answer SERVFAIL. The context
 // ends at Config.QueryTimeout or at shutdown.
-type Answerer interface {
-	Answer(ctx context.Context, q Query) *dns.Msg
+type Responder interface {
+	Respond(ctx context.Context, q Query) *dns.Msg
 }
 
-// AnswerFunc adapts a function to an Answerer.
-type AnswerFunc func(ctx context.Context, q Query) *dns.Msg
+// RespondFunc adapts a function to a Responder.
+type RespondFunc func(ctx context.Context, q Query) *dns.Msg
 
-// Answer calls f.
-func (f AnswerFunc) Answer(ctx context.Context, q Query) *dns.Msg { return f(ctx, q) }
+// Respond calls f.
+func (f RespondFunc) Respond(ctx context.Context, q Query) *dns.Msg { return f(ctx, q) }
 
 // Exchange describes one answered query, for metrics.
 type Exchange struct {

@@ -16,8 +16,9 @@ const (
 	maxFollows = 64
 )
 
-// answerer builds the answer to one question.
-type answerer struct {
+// resolution is the work of answering one question from one snapshot: the
+// zone it is in, the CNAME chain being followed, the names read.
+type resolution struct {
 	r     *Resolver
 	snap  *snapshot.Snapshot
 	zone  *zone
@@ -29,56 +30,56 @@ type answerer struct {
 	depth   int              // entries of chain in use
 	follows int              // in-zone CNAMEs followed so far
 
-	visit func(name string) // told every name whose records are read (ResolveVisiting)
+	visit func(name string) // told every name whose records are read (ResolveIn)
 }
 
-// answerers are pooled: following CNAMEs is recursive, so an answerer
+// resolutions are pooled: following CNAMEs is recursive, so a resolution
 // always escapes to the heap.
-var answererPool = sync.Pool{New: func() any { return new(answerer) }}
+var resolutionPool = sync.Pool{New: func() any { return new(resolution) }}
 
-func newAnswerer(r *Resolver, snap *snapshot.Snapshot, z *zone, q dns.Question) *answerer {
+func newResolution(r *Resolver, snap *snapshot.Snapshot, z *zone, q dns.Question) *resolution {
 	lname := lowerFqdn(q.Name)
-	a := answererPool.Get().(*answerer)
-	*a = answerer{r: r, snap: snap, zone: z, q: q, lname: lname, apex: lname == z.name, visit: noVisit}
-	return a
+	res := resolutionPool.Get().(*resolution)
+	*res = resolution{r: r, snap: snap, zone: z, q: q, lname: lname, apex: lname == z.name, visit: noVisit}
+	return res
 }
 
 func noVisit(string) {}
 
-func (a *answerer) release() {
-	*a = answerer{}
-	answererPool.Put(a)
+func (res *resolution) release() {
+	*res = resolution{}
+	resolutionPool.Put(res)
 }
 
 // answer returns the answer and additional sections; an empty answer is
 // made NODATA or NXDOMAIN by the caller.
-func (a *answerer) answer() (answer, extra []dns.RR) {
-	qtype := a.q.Qtype
+func (res *resolution) answer() (answer, extra []dns.RR) {
+	qtype := res.q.Qtype
 	switch {
-	case a.apex && qtype == dns.TypeSOA:
-		return []dns.RR{a.soa(a.q.Name)}, nil
-	case a.apex && qtype == dns.TypeNS:
-		return a.ns()
+	case res.apex && qtype == dns.TypeSOA:
+		return []dns.RR{res.soa(res.q.Name)}, nil
+	case res.apex && qtype == dns.TypeNS:
+		return res.ns()
 	case qtype == dns.TypeANY:
-		return a.any(), nil
-	case (qtype == dns.TypeA || qtype == dns.TypeAAAA) && a.nsSynthesized(a.lname):
-		return a.follow(a.q.Name, a.lname, qtype, nil), nil // in reverse zones too
-	case a.zone.reverse && qtype != dns.TypePTR:
+		return res.any(), nil
+	case (qtype == dns.TypeA || qtype == dns.TypeAAAA) && res.nsSynthesized(res.lname):
+		return res.follow(res.q.Name, res.lname, qtype, nil), nil // in reverse zones too
+	case res.zone.reverse && qtype != dns.TypePTR:
 		return nil, nil
-	case qtype != dns.TypeA && qtype != dns.TypeAAAA && qtype != dns.TypeTXT && a.isPod():
+	case qtype != dns.TypeA && qtype != dns.TypeAAAA && qtype != dns.TypeTXT && res.isPod():
 		return nil, nil // pod names hold addresses only
 	}
 	switch qtype {
 	case dns.TypeA, dns.TypeAAAA, dns.TypeTXT:
-		return a.follow(a.q.Name, a.lname, qtype, nil), nil
+		return res.follow(res.q.Name, res.lname, qtype, nil), nil
 	case dns.TypeCNAME:
-		return a.cname(), nil
+		return res.cname(), nil
 	case dns.TypeSRV:
-		return a.srv()
+		return res.srv()
 	case dns.TypeMX:
-		return a.mx()
+		return res.mx()
 	case dns.TypePTR:
-		return a.ptr(), nil
+		return res.ptr(), nil
 	}
 	return nil, nil
 }
@@ -86,39 +87,39 @@ func (a *answerer) answer() (answer, extra []dns.RR) {
 // exists reports whether the question's name exists: the apex always does,
 // names under pod.<zone> as the pod mode says, other names when a record
 // lives at or below them.
-func (a *answerer) exists() bool {
-	if kind, label := a.r.classifyPod(a.lname); kind != notPod {
-		return a.podExists(kind, label, a.lname)
+func (res *resolution) exists() bool {
+	if kind, label := res.r.classifyPod(res.lname); kind != notPod {
+		return res.podExists(kind, label, res.lname)
 	}
-	return a.apex || a.snap.Exists(a.q.Name) || a.nsSynthesized(a.lname)
+	return res.apex || res.snap.Exists(res.q.Name) || res.nsSynthesized(res.lname)
 }
 
 // any answers an ANY question minimally (RFC 8482) with one HINFO record.
-func (a *answerer) any() []dns.RR {
-	if !a.exists() {
+func (res *resolution) any() []dns.RR {
+	if !res.exists() {
 		return nil
 	}
-	return []dns.RR{&dns.HINFO{Hdr: a.hdr(a.q.Name, dns.TypeHINFO, a.r.ttl), Cpu: "RFC8482"}}
+	return []dns.RR{&dns.HINFO{Hdr: res.hdr(res.q.Name, dns.TypeHINFO, res.r.ttl), Cpu: "RFC8482"}}
 }
 
 // storeName is where the records of a lowercase name live: the apex's own
 // records live under apex.dns.<zone>, everything else at its own key.
-func (a *answerer) storeName(lname string) string {
-	if z := a.r.findZone(lname); z != nil && z.name == lname {
+func (res *resolution) storeName(lname string) string {
+	if z := res.r.findZone(lname); z != nil && z.name == lname {
 		return z.apex
 	}
 	return lname
 }
 
-func (a *answerer) hdr(name string, rrtype uint16, ttl uint32) dns.RR_Header {
+func (res *resolution) hdr(name string, rrtype uint16, ttl uint32) dns.RR_Header {
 	return dns.RR_Header{Name: name, Rrtype: rrtype, Class: dns.ClassINET, Ttl: ttl}
 }
 
-func (a *answerer) ttl(e *snapshot.Entry) uint32 {
+func (res *resolution) ttl(e *snapshot.Entry) uint32 {
 	if e.Record.TTL != 0 {
 		return e.Record.TTL
 	}
-	return a.r.ttl
+	return res.r.ttl
 }
 
 // records holds the entries found for one name; release returns it.
@@ -132,19 +133,24 @@ var recordsPool = sync.Pool{New: func() any { return &records{es: make([]snapsho
 // lookup finds the records answering qtype at or below store (a store
 // name, see storeName), drops those with no host unless qtype is TXT, and
 // applies groups.
-func (a *answerer) lookup(store string, qtype uint16) *records {
-	a.visit(store)
-	rs := recordsPool.Get().(*records)
-	rs.es = a.snap.AppendLookup(rs.es[:0], store)
-	rs.used = len(rs.es)
-	return rs.filter(qtype)
+func (res *resolution) lookup(store string, qtype uint16) *records {
+	return res.read(store, qtype, false)
 }
 
 // exact is lookup restricted to the store name's own key.
-func (a *answerer) exact(store string, qtype uint16) *records {
-	a.visit(store)
+func (res *resolution) exact(store string, qtype uint16) *records {
+	return res.read(store, qtype, true)
+}
+
+// read is lookup, or exact when ownKeyOnly.
+func (res *resolution) read(store string, qtype uint16, ownKeyOnly bool) *records {
+	res.visit(store)
 	rs := recordsPool.Get().(*records)
-	rs.es = a.snap.AppendExact(rs.es[:0], store)
+	if ownKeyOnly {
+		rs.es = res.snap.AppendExact(rs.es[:0], store)
+	} else {
+		rs.es = res.snap.AppendLookup(rs.es[:0], store)
+	}
 	rs.used = len(rs.es)
 	return rs.filter(qtype)
 }

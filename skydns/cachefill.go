@@ -1,0 +1,144 @@
+package skydns
+
+import (
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/fastpath"
+	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot"
+)
+
+// cacheFiller is the fast path's Source: for a plain query, the response
+// the ordinary path writes to it (the resolver's answer, EDNS, truncation),
+// packed, and what it was made from. Names outside the zones (the
+// forwarder's), the time before the first list (SERVFAIL), answers whose
+// CNAME chain leaves the zones (whether the external target is resolved
+// depends on the client and its RD bit) and, with autopath, NXDOMAIN for
+// names a pod's search path makes stay on the ordinary path.
+type cacheFiller struct {
+	resolver   *resolver.Resolver
+	mirror     *Mirror
+	maxUDPSize int
+	rotate     bool // as router.rotate: the fast path turns the records
+	autopath   bool // as router.autopath
+}
+
+var _ fastpath.Source = (*cacheFiller)(nil)
+
+// Version is the revision of the snapshot being served: a new snapshot
+// has a new revision, and one revision always holds the same records.
+func (f *cacheFiller) Version() uint64 {
+	return uint64(f.mirror.Snapshot().Revision())
+}
+
+// Fill resolves a plain query for name in the snapshot being served, fits
+// the response to the largest UDP size and packs it. The answer is made
+// from the records at or below its name and at or below every name the
+// resolver read for it (CNAME and glue targets); answers at a zone's apex
+// (SOA, NS) and for names with a wildcard label are volatile. The SOA
+// serial of negative answers is the revision.
+func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
+	snap := f.mirror.Snapshot()
+	a := fastpath.Answer{Version: uint64(snap.Revision())}
+	zone, inZone := f.resolver.Match(name)
+	if !inZone { // the zones never change: neither will this
+		return a, false
+	}
+	a.Zone = zone.Name()
+	if a.Version == 0 {
+		a.Volatile = true
+		return a, false
+	}
+	req := plainQuery(name, qtype, f.maxUDPSize)
+	a.Names = append(make([]string, 0, 4), name)
+	resp, external := f.resolver.ResolveIn(snap, zone, req, func(n string) { a.Names = appendName(a.Names, n) })
+	a.Volatile, a.SerialIsVersion, a.Rotate = a.Zone == name || anyWildcard(a.Names), true, f.rotate
+	if external != "" {
+		return a, false
+	}
+	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
+		return a, false // a pod's search-path query: the answer depends on who asks
+	}
+	dnsserver.Fit(resp, req, "udp", f.maxUDPSize)
+	wire, err := pack(resp, a.Rotate)
+	a.Wire = wire // the cache keeps a copy of its own
+	return a, err == nil
+}
+
+// plainQuery is the query the fast path answers from its caches for name
+// and qtype: class IN, ID 0, RD and CD clear, EDNS0 with maxUDPSize.
+func plainQuery(name string, qtype uint16, maxUDPSize int) *dns.Msg {
+	req := new(dns.Msg)
+	req.Question = []dns.Question{{Name: name, Qtype: qtype, Qclass: dns.ClassINET}}
+	req.SetEdns0(uint16(maxUDPSize), false)
+	return req
+}
+
+// pack packs resp; an answer to rotate whose records the fast path cannot
+// turn in place is packed again without compression.
+func pack(resp *dns.Msg, rotate bool) ([]byte, error) {
+	wire, err := resp.Pack()
+	if err == nil && rotate && !fastpath.Turnable(wire) {
+		wire, err = packUncompressed(resp)
+	}
+	return wire, err
+}
+
+// packUncompressed packs resp without name compression: with no pointer
+// into its records (glue owners point into SRV targets when compressed),
+// the fast path can turn them in place.
+func packUncompressed(resp *dns.Msg) ([]byte, error) {
+	resp.Compress = false
+	return resp.Pack()
+}
+
+// appendName adds name to names unless it is there. The resolver's names
+// are in lower case already.
+func appendName(names []string, name string) []string {
+	for _, n := range names {
+		if n == name {
+			return names
+		}
+	}
+	return append(names, name)
+}
+
+// anyWildcard reports whether a name has a "*" or "any" label: changes
+// below it cannot be found by walking up from the changed name.
+func anyWildcard(names []string) bool {
+	for _, name := range names {
+		for rest := name; rest != ""; {
+			var label string
+			label, rest, _ = strings.Cut(rest, ".")
+			if contract.IsWildcard(label) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recordChanges tells the fast path's caches which names each update
+// changes, before its snapshot is served; nil without changes.
+func recordChanges(changes *fastpath.Changes, prefix string) func(prev, next *snapshot.Snapshot, u contract.Update) {
+	if changes == nil {
+		return nil
+	}
+	return func(prev, next *snapshot.Snapshot, u contract.Update) {
+		if u.Full { // every cached answer goes: the names would only take memory
+			changes.Record(uint64(prev.Revision()), uint64(next.Revision()), nil, true)
+			return
+		}
+		names := make([]string, 0, len(u.Events))
+		for _, ev := range u.Events {
+			if name, ok := contract.Name(prefix, ev.Key); ok {
+				names = append(names, strings.ToLower(name))
+			}
+		}
+		changes.Record(uint64(prev.Revision()), uint64(next.Revision()), names, false)
+	}
+}

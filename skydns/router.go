@@ -1,0 +1,135 @@
+package skydns
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/resolver"
+)
+
+// router is the ordinary path's Responder: it sends a query for a name in
+// the zones to the resolver over the newest snapshot and the rest to the
+// forwarder, and finishes the zones' answers (the external target of a
+// CNAME chain, autopath, rotation).
+type router struct {
+	resolver  *resolver.Resolver
+	mirror    *Mirror
+	forwarder Forwarder
+	// panicked reports a panic of the forwarder (see dnsserver.Config).
+	panicked func(path string, packet []byte, value any)
+	// rotate turns A, AAAA and SRV RRsets by one record per answer
+	// (resolver.Rotate); turns counts the answers so far.
+	rotate bool
+	turns  atomic.Uint64
+	// autopath answers a pod's first search-path query with the answer
+	// its search path would reach (see searchPath).
+	autopath bool
+}
+
+var _ dnsserver.Responder = (*router)(nil)
+
+// Respond answers q (see route); an answer from the zones then follows a
+// pod's search path and is rotated, as configured.
+func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
+	resp, inZone := r.route(ctx, q)
+	if !inZone {
+		return resp // the forwarder's: its records may be its cache's
+	}
+	if r.autopath && resp.Rcode == dns.RcodeNameError {
+		resp = r.searchPath(ctx, q, resp)
+	}
+	if r.rotate && len(resp.Answer) > 1 {
+		resolver.Rotate(resp, uint(r.turns.Add(1)))
+	}
+	return resp
+}
+
+// route answers q from the zones when its name is in them (inZone), and
+// from the forwarder otherwise. Class CH questions are the resolver's:
+// the server's identity, or REFUSED.
+func (r *router) route(ctx context.Context, q dnsserver.Query) (resp *dns.Msg, inZone bool) {
+	question := q.Msg.Question[0]
+	if question.Qclass == dns.ClassCHAOS {
+		return r.resolver.Resolve(r.mirror.Snapshot(), q.Msg), false
+	}
+	zone, inZone := r.resolver.Match(question.Name)
+	if !inZone {
+		return r.forward(ctx, q), false
+	}
+	return r.resolveIn(ctx, q, zone), true
+}
+
+// resolveIn answers q, whose name is in zone, from the newest snapshot,
+// and completes the answer when its CNAME chain leaves the zones.
+func (r *router) resolveIn(ctx context.Context, q dnsserver.Query, zone resolver.ZoneMatch) *dns.Msg {
+	snap := r.mirror.Snapshot()
+	if snap.Revision() == 0 {
+		// Not listed yet: an empty snapshot would deny names that exist,
+		// and resolvers cache denials. SERVFAIL makes clients retry.
+		return new(dns.Msg).SetRcode(q.Msg, dns.RcodeServerFailure)
+	}
+	resp, external := r.resolver.ResolveIn(snap, zone, q.Msg, nil)
+	if external != "" {
+		r.completeExternal(ctx, q, resp, external)
+	}
+	return resp
+}
+
+// searchPath answers a pod's first search-path query, whose answer resp
+// is NXDOMAIN, as the rest of the pod's search path would
+// (resolver.SearchPath): with the first answer that is not NXDOMAIN,
+// behind a CNAME from the name asked. An answer that is neither NOERROR
+// nor NXDOMAIN (REFUSED for a client that may not recurse, SERVFAIL) ends
+// the search, and resp answers.
+func (r *router) searchPath(ctx context.Context, q dnsserver.Query, resp *dns.Msg) *dns.Msg {
+	names, ok := r.resolver.SearchPath(r.mirror.Snapshot(), q.Msg.Question[0].Name, q.Client)
+	if !ok {
+		return resp
+	}
+	for _, name := range names {
+		step := q
+		step.Msg = q.Msg.Copy()
+		step.Msg.Question[0].Name = name
+		switch answer, _ := r.route(ctx, step); {
+		case answer == nil || (answer.Rcode != dns.RcodeSuccess && answer.Rcode != dns.RcodeNameError):
+			return resp
+		case answer.Rcode == dns.RcodeSuccess:
+			return r.resolver.Autopath(q.Msg, answer)
+		}
+	}
+	return resp
+}
+
+// forward is the forwarder's answer to q, or nil (SERVFAIL) when the
+// forwarder panicked: the panic is reported and the query's goroutine
+// goes on.
+func (r *router) forward(ctx context.Context, q dnsserver.Query) (resp *dns.Msg) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.panicked("forward", dnsserver.PackForLog(q.Msg), v)
+			resp = nil
+		}
+	}()
+	return r.forwarder.Forward(ctx, q)
+}
+
+// completeExternal appends to resp the records of target, the name outside
+// the zones its CNAME chain ends on, when the forwarder is an
+// ExternalResolver and the client may have names resolved for it. The
+// rcode describes the question's name, which exists: a target that does
+// not resolve (NXDOMAIN, SERVFAIL, any other rcode) adds nothing, and the
+// answer is the zone's CNAME chain with NOERROR.
+func (r *router) completeExternal(ctx context.Context, q dnsserver.Query, resp *dns.Msg, target string) {
+	ext, ok := r.forwarder.(ExternalResolver)
+	if !ok || !q.Msg.RecursionDesired || !ext.RecursionAllowed(q.Client) {
+		return
+	}
+	rrs, rcode := ext.ResolveExternal(ctx, target, q.Msg.Question[0].Qtype)
+	if rcode == dns.RcodeSuccess {
+		resp.Answer = append(resp.Answer, rrs...)
+	}
+	resp.RecursionAvailable = true
+}
