@@ -84,6 +84,8 @@ type scaleRun struct {
 	sync, toRecords time.Duration   // informers synced → every record in etcd; kube2sky start → the same
 	syncRecords     int64           // records in etcd after the sync
 	syncMem         proc.Memory     // kube2sky's after the sync
+	loadPeak        int64           // kube2sky's highest sampled RSS from its start until its informers synced
+	reconcilePeak   int64           // the same from then until its first full reconcile was done
 	endMem, skyMem  proc.Memory     // kube2sky's (since its restart) and skydns's at the end of part 3
 	podChurnP       []time.Duration // part 4's p50, p90, p99 and max
 	podChurnFailed  int
@@ -146,10 +148,14 @@ func (r *scaleRun) initialSync() *table {
 	start := time.Now()
 	r.k2s = harness.NewKube2Sky(b, r.api.Kubeconfig, r.dnsEtcd.Endpoint, r.kube2skyArgs("--resync-period="+r.cfg.Resync.String(), "--pprof")...)
 	pid := r.k2s.Process.PID()
+	trace := proc.TraceMemory(pid, memorySampleInterval)
 	r.k2s.WaitReady(scaleReadyBudget)
+	trace.Stop()
 	r.saveHeapProfile()
 	synced := r.logTime("informers synced")
 	written := r.logTime("full reconcile done")
+	r.loadPeak, _ = trace.PeakBetween(start, synced)
+	r.reconcilePeak, _ = trace.PeakBetween(synced, written.Add(memorySampleInterval))
 	cpu, err := proc.CPUTime(pid)
 	if err != nil {
 		b.Fatal(err)
@@ -184,6 +190,8 @@ func (r *scaleRun) initialSync() *table {
 	t.add(row("etcd Txns (`--max-txn-ops` 128)", fmt.Sprintf("%s (%.0f records each)", fmtCount(m[metricTxns]), m[metricWritten]/max(m[metricTxns], 1)), noTarget)...)
 	t.add(row("kube2sky CPU time, start → ready", fmtDuration(cpu), noTarget)...)
 	t.add(row("kube2sky RSS after the sync (VmRSS) / peak (VmHWM)", fmtMB(mem.RSS)+" / "+fmtMB(mem.Peak), noTarget)...)
+	t.add(row(fmt.Sprintf("kube2sky highest RSS sampled every %s: start → informers synced / → first full reconcile done", memorySampleInterval),
+		fmtMB(r.loadPeak)+" / "+fmtMB(r.reconcilePeak), noTarget)...)
 	return t
 }
 
@@ -568,6 +576,10 @@ func binaryVersion(name string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return first
 }
+
+// memorySampleInterval is how often the initial sync reads kube2sky's
+// RSS, to tell which phase its peak falls in.
+const memorySampleInterval = 20 * time.Millisecond
 
 // memoryOf is process pid's RSS and peak, failing the benchmark when /proc
 // cannot tell.

@@ -87,6 +87,7 @@ func (r *scaleRun) podTargets() *table {
 	modelNote := " (CoreDNS's model less its cache and query buffer)"
 	t.add(row("**kube2sky RSS after the sync** (VmRSS)", fmtMB(r.syncMem.RSS), bytesCells(r.syncMem.RSS, model, modelNote))...)
 	t.add(row("**kube2sky peak through the sync** (VmHWM)", fmtMB(r.syncMem.Peak), bytesCells(r.syncMem.Peak, model, modelNote))...)
+	t.add(row("kube2sky highest sampled RSS: informers loading / first full reconcile (part 1)", fmtMB(r.loadPeak)+" / "+fmtMB(r.reconcilePeak), noTarget)...)
 	t.add(row("kube2sky RSS after the churns / peak since its restart", fmtMB(k2s.RSS)+" / "+fmtMB(k2s.Peak), bytesCells(k2s.Peak, model, modelNote))...)
 	t.add(row(fmt.Sprintf("**skydns RSS after the churns** (raw keys + values %s, skydns with no records %s)", fmtMB(raw), fmtMB(base)),
 		fmtMB(sky.RSS)+" (peak "+fmtMB(sky.Peak)+")", bytesCells(sky.RSS, skyBudget, fmt.Sprintf(" (%d × raw + base)", skydnsRawFactor)))...)

@@ -69,3 +69,23 @@ func TestPinLeavesACommandFreeForANegativeCPU(t *testing.T) {
 		t.Fatalf("Pin(-1) = %q", got)
 	}
 }
+
+func TestTraceMemoryPlacesThePeak(t *testing.T) {
+	tr := TraceMemory(os.Getpid(), time.Millisecond)
+	polltest.True(t, "a sample", func() bool {
+		rss, _ := tr.PeakBetween(time.Time{}, time.Now().Add(time.Hour))
+		return rss > 0
+	})
+	tr.Stop()
+	mem, err := ReadMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss, at := tr.PeakBetween(time.Time{}, time.Now())
+	if rss <= 0 || rss > mem.Peak || at.IsZero() {
+		t.Errorf("peak %d at %v, want a sample in (0, VmHWM %d]", rss, at, mem.Peak)
+	}
+	if rss, _ := tr.PeakBetween(time.Now(), time.Now().Add(time.Hour)); rss != 0 {
+		t.Errorf("peak after Stop = %d, want 0: no sample", rss)
+	}
+}
