@@ -68,6 +68,9 @@ type Config struct {
 
 	// probeInterval is how often etcd's reachability is checked (2s).
 	probeInterval time.Duration
+	// serviceChunk is how many Services a chunk of a full reconcile's
+	// Service pass holds (fullservices.go).
+	serviceChunk int
 }
 
 // DefaultConfig returns the defaults of every flag.
@@ -89,6 +92,7 @@ func DefaultConfig() Config {
 		LogFormat:     logging.FormatText,
 		GCPercent:     DefaultGCPercent,
 		probeInterval: 2 * time.Second,
+		serviceChunk:  serviceChunk,
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled},
 	}
 }

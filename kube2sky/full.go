@@ -32,23 +32,32 @@ func (g *fullGroup) addCurrent(key string, v kv) {
 // fullReconcile builds every group's records, lists everything kube2sky
 // may own, deletes owned keys that no group explains, and writes the
 // changes packed into few Txns. A Txn that meets a concurrent change leaves
-// its groups to the workers. The pod addresses follow in chunks of their
-// own (fullpods.go), so the pass never holds every pod's records at once.
+// its groups to the workers. It goes in three passes, so that it never
+// holds every record at once: the Services' subtrees, a chunk of Services
+// at a time (fullservices.go); the rest of the zone, the hosts domain and
+// every PTR (the PTR winners are decided first, over every claim); and the
+// pod addresses, a chunk at a time (fullpods.go).
 func (c *Controller) fullReconcile(t *term) error {
 	c.fullMu.Lock()
 	defer c.fullMu.Unlock()
 	start := time.Now()
 	defer func() { c.metrics.reconcileDuration.WithLabelValues("full").Observe(time.Since(start).Seconds()) }()
-	whole, err := c.reconcileGroups(t, c.desiredGroups(), c.fileCurrent)
+	rest := c.desiredRest()
+	services, err := c.reconcileServices(t)
 	if err != nil {
 		return err
 	}
+	others, err := c.reconcileGroups(t, rest, c.fileRest)
+	if err != nil {
+		return err
+	}
+	services.add(others)
 	pods, err := c.reconcilePods(t)
 	if err != nil {
 		return err
 	}
-	c.log.Info("full reconcile done", "services", c.services.count(), "keys_seen", whole.seen+pods.seen,
-		"services_changed", whole.written, "services_left_to_workers", whole.failed,
+	c.log.Info("full reconcile done", "services", c.services.count(), "keys_seen", services.seen+pods.seen,
+		"services_changed", services.written, "services_left_to_workers", services.failed,
 		"pod_addresses_changed", pods.written, "pod_addresses_left_to_workers", pods.failed, "duration", time.Since(start))
 	return nil
 }
@@ -78,11 +87,14 @@ func (c *Controller) reconcileGroups(t *term, groups map[groupKey]*fullGroup,
 	return fullPass{seen: seen, written: len(written), failed: len(failed)}, nil
 }
 
-// desiredGroups builds the records of every group the caches know but the
+// desiredRest builds the records of every group the caches know but the
 // pod addresses, resets the PTR index to their claims (a pod address
-// claims none), and gives each PTR to its winner. Records are encoded
-// as each group is built, so only the encoded values stay in memory.
-func (c *Controller) desiredGroups() map[groupKey]*fullGroup {
+// claims none), and returns the groups of the pass after the Services':
+// the zone's, the hosts' and the kube-dns ConfigMap's records, and each
+// PTR with the group that wins it. A Service's forward records are
+// dropped here (the Service pass builds them again, a chunk at a time);
+// what stays is encoded, one PTR value per claimed address.
+func (c *Controller) desiredRest() map[groupKey]*fullGroup {
 	groups := map[groupKey]*fullGroup{{}: {want: encodeEntries(c.desiredZone())}}
 	claims := map[groupKey][]string{}
 	ptrs := map[groupKey][]desiredKV{}
@@ -92,29 +104,35 @@ func (c *Controller) desiredGroups() map[groupKey]*fullGroup {
 			continue
 		}
 		g.eachDesired(func(name string, d desired) {
-			addGroup(groups, claims, ptrs, groupKey{kind: groupKind(kind), name: name}, d)
+			key := groupKey{kind: groupKind(kind), name: name}
+			if key.kind != kindService || d.hold {
+				groups[key] = &fullGroup{want: forwardUnlessService(key, d), hold: d.hold}
+			}
+			if len(d.ptr) > 0 {
+				claims[key] = entryKeys(d.ptr)
+				ptrs[key] = encodeEntries(d.ptr)
+			}
 		})
 	}
 	c.ptrs.reset(claims)
 	for key, kvs := range ptrs {
 		for _, kv := range kvs {
 			if c.ptrs.winner(kv.key) == key {
-				groups[key].want = append(groups[key].want, kv)
+				g := groupOf(groups, key)
+				g.want = append(g.want, kv)
 			}
 		}
 	}
 	return groups
 }
 
-// addGroup files one group's desired records in a full reconcile: its
-// forward records in its group, its PTRs (if any: a pod address has none)
-// in ptrs until the winners are known, and their keys in claims.
-func addGroup(groups map[groupKey]*fullGroup, claims map[groupKey][]string, ptrs map[groupKey][]desiredKV, key groupKey, d desired) {
-	groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
-	if len(d.ptr) > 0 {
-		claims[key] = entryKeys(d.ptr)
-		ptrs[key] = encodeEntries(d.ptr)
+// forwardUnlessService is a group's encoded forward records, none for a
+// Service (its pass has them).
+func forwardUnlessService(key groupKey, d desired) []desiredKV {
+	if key.kind == kindService {
+		return nil
 	}
+	return encodeEntries(d.forward)
 }
 
 // groupOf returns the group of a key, creating an empty one for a Service
@@ -128,16 +146,16 @@ func groupOf(groups map[groupKey]*fullGroup, key groupKey) *fullGroup {
 	return g
 }
 
-// fileCurrent lists what etcd holds under the zone (but for the pod
-// addresses, see reconcilePods), the hosts domain and the reverse zone,
-// and files each key with its group: a forward key with its Service (or
-// the hosts), or the zone group when it
-// belongs to none; a PTR key with its winner, or, when nobody claims it and
-// it is owned, with the Service it points at (or the zone group), to be
-// deleted. A key that already holds the value its group wants is marked on
-// the desired record instead of being kept (or decoded), so the listing
-// holds memory only for what differs. It returns how many keys it saw.
-func (c *Controller) fileCurrent(ctx context.Context, groups map[groupKey]*fullGroup) (int, error) {
+// fileRest lists what etcd holds under the zone but for the Services' and
+// the pod addresses' subtrees (the other passes list those), under the
+// hosts domain and the reverse zone, and files each key with its group: a
+// forward key with the hosts, the kube-dns ConfigMap or the zone group; a
+// PTR key with its winner, or, when nobody claims it and it is owned, with
+// the Service it points at (or the zone group), to be deleted. A key that
+// already holds the value its group wants is marked on the desired record
+// instead of being kept (or decoded), so the listing holds memory only for
+// what differs. It returns how many keys it saw.
+func (c *Controller) fileRest(ctx context.Context, groups map[groupKey]*fullGroup) (int, error) {
 	wanted := wantIndex(groups)
 	seen := 0
 	forward := c.fileForward(groups, wanted, &seen)
@@ -155,12 +173,10 @@ func (c *Controller) fileCurrent(ctx context.Context, groups map[groupKey]*fullG
 			groupOf(groups, group).addCurrent(key, v)
 		}
 	}
-	zone, pods := c.zone.ZoneKeyPrefix(), c.pods.prefix
-	if err := c.store.scanRange(ctx, zone, pods, forward); err != nil {
-		return 0, err
-	}
-	if err := c.store.scanRange(ctx, clientv3.GetPrefixRangeEnd(pods), clientv3.GetPrefixRangeEnd(zone), forward); err != nil {
-		return 0, err
+	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.pods.prefix, c.services.subtree()) {
+		if err := c.store.scanRange(ctx, r.from, r.end, forward); err != nil {
+			return 0, err
+		}
 	}
 	for _, p := range c.prefixesOutsideZone() {
 		if err := c.store.scan(ctx, p, forward); err != nil {
@@ -169,6 +185,22 @@ func (c *Controller) fileCurrent(ctx context.Context, groups map[groupKey]*fullG
 	}
 	err := c.store.scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
 	return seen, err
+}
+
+// keyRange is the keys from from (included) to end (excluded).
+type keyRange struct{ from, end string }
+
+// subtreeGaps returns the ranges that cover prefix's subtree but for the
+// subtrees of inner, which lie under prefix.
+func subtreeGaps(prefix string, inner ...string) []keyRange {
+	inner = slices.Sorted(slices.Values(inner))
+	var out []keyRange
+	from := prefix
+	for _, p := range inner {
+		out = append(out, keyRange{from: from, end: p})
+		from = clientv3.GetPrefixRangeEnd(p)
+	}
+	return append(out, keyRange{from: from, end: clientv3.GetPrefixRangeEnd(prefix)})
 }
 
 // fileForward returns the function that files a forward key listed from

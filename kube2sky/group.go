@@ -69,7 +69,7 @@ type recordGroup interface {
 }
 
 // wholeKind is a kind whose groups a full reconcile builds all at once
-// (desiredGroups): every kind but the pod addresses, which are too many for
+// (desiredRest): every kind but the pod addresses, which are too many for
 // that and have a pass of their own (fullpods.go).
 type wholeKind interface {
 	recordGroup

@@ -261,7 +261,9 @@ func (c *Controller) serveTerm(t *term) {
 
 // resync runs a full reconcile; losing the fence ends the term.
 func (c *Controller) resync(t *term) error {
+	restore := tightGC(c.cfg.GCPercent)
 	err := c.fullReconcile(t)
+	restore()
 	switch {
 	case err == nil:
 		freeReconcileGarbage()

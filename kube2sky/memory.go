@@ -2,6 +2,7 @@ package kube2sky
 
 import (
 	"runtime/debug"
+	"sync"
 
 	"k8s.io/client-go/rest"
 )
@@ -15,6 +16,41 @@ const DefaultGCPercent = 50
 func setGCPercent(n int) {
 	if n >= 0 {
 		debug.SetGCPercent(n)
+	}
+}
+
+// fullReconcileGC is how many full reconciles run under tightGC, and the
+// target to go back to when the last ends (tests run several controllers
+// in one process).
+var fullReconcileGC struct {
+	sync.Mutex
+	running, restore int
+}
+
+// tightGC halves the GC target (--gc-percent n, at least 10) until the
+// returned function is called, and is called around a full reconcile. A
+// full reconcile makes garbage fast (every group's records built and
+// encoded, etcd's listing, the Txns) while it holds only one chunk of
+// records: the peak is the caches plus the collector's headroom over
+// them, and a smaller target keeps that headroom small for a few seconds
+// of extra collections. n = -1 (GOGC's setting) is left alone.
+func tightGC(n int) (restore func()) {
+	if n < 0 {
+		return func() {}
+	}
+	g := &fullReconcileGC
+	g.Lock()
+	defer g.Unlock()
+	if g.running == 0 {
+		g.restore = debug.SetGCPercent(max(n/2, 10))
+	}
+	g.running++
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.running--; g.running == 0 {
+			debug.SetGCPercent(g.restore)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,7 +113,7 @@ func transformPod(obj any) (any, error) {
 }
 
 func newPodObject(p *corev1.Pod) *podObject {
-	return &podObject{namespace: p.Namespace, name: p.Name, ips: podIPs(p)}
+	return &podObject{namespace: unique.Make(p.Namespace).Value(), name: p.Name, ips: podIPs(p)}
 }
 
 func podIPs(p *corev1.Pod) []netip.Addr {
@@ -188,13 +189,8 @@ func (g *podGroups) desired(address string) desired {
 		return desired{}
 	}
 	_, label, _ := strings.Cut(address, "/")
-	store := g.pods.GetStore()
-	for _, key := range g.index.pods(address) {
-		obj, ok, err := store.GetByKey(key)
-		if err != nil || !ok {
-			continue
-		}
-		for _, ip := range obj.(*podObject).ips {
+	for _, p := range g.index.pods(address) {
+		for _, ip := range p.ips {
 			if records.DashedIP(ip) == label {
 				r := contract.Record{Host: ip.String(), TTL: g.ttl, Owner: g.owner}
 				return desired{forward: []records.Entry{{Key: g.key(address), Record: r}}}

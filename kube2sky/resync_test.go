@@ -85,7 +85,38 @@ func TestARestartRemovesOrphansAndKeepsHandWrittenKeys(t *testing.T) {
 	putLine(h, "/skydns/arpa/in-addr/10/96/9/9 "+v("old.gone.svc.cluster.local."))
 	putLine(h, "/skydns/local/cluster/stray "+v("10.0.0.1"))
 
-	r2 := h.start("b")
+	r2 := h.start("b", oneServiceAChunk)
 	h.waitLeader(r2)
 	h.waitContents(append([]string{want[0], want[2], want[3], want[5]}, handWritten...)...)
+}
+
+// oneServiceAChunk makes a full reconcile's Service pass take one Service
+// at a time, so that keys fall between and after the chunks' Services.
+func oneServiceAChunk(c *Config) { c.serviceChunk = 1 }
+
+func TestARestartGivesEachPTRToItsWinnerAcrossServiceChunks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, name := range []string{"a", "b", "c"} {
+		h.create(headless("default", name))
+		h.create(endpointSlice("default", name, name+"-1", nil, ep{"10.244.1.7", "", true}))
+	}
+	// What a replica that lost the race left: c's PTR, a's forward record
+	// gone, a leftover of a Service that no longer exists between b and c.
+	putLine(h, "/skydns/arpa/in-addr/10/244/1/7 "+v("10-244-1-7.c.default.svc.cluster.local."))
+	putLine(h, svcKey+"default/bb/10-244-1-8 "+v("10.244.1.8"))
+	r := h.start("a", oneServiceAChunk)
+	h.waitLeader(r)
+	h.waitContents(
+		"/skydns/arpa/in-addr/10/244/1/7 "+v("10-244-1-7.a.default.svc.cluster.local."),
+		svcKey+"default/a/10-244-1-7 "+v("10.244.1.7"),
+		svcKey+"default/b/10-244-1-7 "+v("10.244.1.7"),
+		svcKey+"default/c/10-244-1-7 "+v("10.244.1.7"),
+	)
+	h.deleteService("default", "a")
+	h.waitContents(
+		"/skydns/arpa/in-addr/10/244/1/7 "+v("10-244-1-7.b.default.svc.cluster.local."),
+		svcKey+"default/b/10-244-1-7 "+v("10.244.1.7"),
+		svcKey+"default/c/10-244-1-7 "+v("10.244.1.7"),
+	)
 }

@@ -2,6 +2,7 @@ package kube2sky
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,7 +203,21 @@ func (g *serviceGroups) scope(name string) keyScope {
 }
 
 // prefixes is the zone's svc/ subtree, which owner sorts out further.
-func (g *serviceGroups) prefixes() []string { return []string{g.zone.ZoneKeyPrefix() + "svc/"} }
+func (g *serviceGroups) prefixes() []string { return []string{g.subtree()} }
+
+// subtree is the key prefix every Service's records are under.
+func (g *serviceGroups) subtree() string { return g.zone.ZoneKeyPrefix() + "svc/" }
+
+// starts returns every cached Service's subtree relative to subtree,
+// "<ns>/<name>/", in key order.
+func (g *serviceGroups) starts() []string {
+	names := g.services.GetStore().ListKeys()
+	for i, n := range names {
+		names[i] = n + "/"
+	}
+	slices.Sort(names)
+	return names
+}
 
 func (g *serviceGroups) groupOfKey(key string) (groupKey, bool) {
 	ns, name, ok := g.zone.ServiceOfKey(key)
