@@ -350,11 +350,14 @@ func checkAnswer(t *testing.T, query, answer []byte, limit int) {
 	if !resp.Response || resp.Id != queryID(query) {
 		t.Fatalf("the answer to %x is not a response with its ID:\n%v", query, resp)
 	}
+	// The question is read from the wire as pairAnswers reads it: a query
+	// whose question is cut short (miekg/dns would read the missing type
+	// and class as zeros) has none to echo.
 	req := new(dns.Msg)
-	if req.Unpack(query) != nil || len(req.Question) != 1 || len(resp.Question) == 0 {
+	if req.Unpack(query) != nil || len(req.Question) != 1 || firstQuestion(query) == "" || firstQuestion(answer) == "" {
 		return
 	}
-	if q, a := req.Question[0], resp.Question[0]; !strings.EqualFold(q.Name, a.Name) || q.Qtype != a.Qtype || q.Qclass != a.Qclass {
+	if !sameQuestion(query, answer) {
 		t.Fatalf("the answer to %x has another question:\nquery:\n%v\nanswer:\n%v", query, req, resp)
 	}
 }
