@@ -67,6 +67,9 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 	if cfg.probeInterval <= 0 {
 		cfg.probeInterval = 2 * time.Second
 	}
+	if cfg.serviceChunk <= 0 {
+		cfg.serviceChunk = serviceChunk
+	}
 	c := &Controller{
 		cfg:            cfg,
 		zone:           cfg.zone(),

@@ -105,8 +105,11 @@ func (c *Controller) desiredRest() map[groupKey]*fullGroup {
 		}
 		g.eachDesired(func(name string, d desired) {
 			key := groupKey{kind: groupKind(kind), name: name}
-			if key.kind != kindService || d.hold {
-				groups[key] = &fullGroup{want: forwardUnlessService(key, d), hold: d.hold}
+			switch {
+			case key.kind != kindService:
+				groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+			case d.hold: // its PTRs stay as etcd has them too
+				groups[key] = &fullGroup{hold: true}
 			}
 			if len(d.ptr) > 0 {
 				claims[key] = entryKeys(d.ptr)
@@ -124,15 +127,6 @@ func (c *Controller) desiredRest() map[groupKey]*fullGroup {
 		}
 	}
 	return groups
-}
-
-// forwardUnlessService is a group's encoded forward records, none for a
-// Service (its pass has them).
-func forwardUnlessService(key groupKey, d desired) []desiredKV {
-	if key.kind == kindService {
-		return nil
-	}
-	return encodeEntries(d.forward)
 }
 
 // groupOf returns the group of a key, creating an empty one for a Service
@@ -204,7 +198,7 @@ func subtreeGaps(prefix string, inner ...string) []keyRange {
 }
 
 // fileForward returns the function that files a forward key listed from
-// etcd with its group, counting it in seen (see fileCurrent).
+// etcd with its group, counting it in seen (see fileRest).
 func (c *Controller) fileForward(groups map[groupKey]*fullGroup, wanted wanted, seen *int) func(string, []byte, int64) {
 	return func(key string, value []byte, modRev int64) {
 		*seen++

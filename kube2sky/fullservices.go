@@ -13,7 +13,7 @@ const serviceChunk = 500
 // (reconcileChunks). A Service's PTRs are not in it: the next pass
 // writes each PTR for its winner.
 func (c *Controller) reconcileServices(t *term) (fullPass, error) {
-	return c.reconcileChunks(t, c.services.subtree(), c.services.starts(), max(c.cfg.serviceChunk, 1), c.serviceChunkGroups)
+	return c.reconcileChunks(t, c.services.subtree(), c.services.starts(), c.cfg.serviceChunk, c.serviceChunkGroups)
 }
 
 // serviceChunkGroups returns the forward records of the Services whose
