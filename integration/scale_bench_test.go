@@ -86,7 +86,6 @@ type scaleRun struct {
 	syncMem         proc.Memory     // kube2sky's after the sync
 	loadPeak        int64           // kube2sky's highest sampled RSS from its start until its informers synced
 	reconcilePeak   int64           // the same from then until its first full reconcile was done
-	endMem, skyMem  proc.Memory     // kube2sky's (since its restart) and skydns's at the end of part 3
 	podChurnP       []time.Duration // part 4's p50, p90, p99 and max
 	podChurnFailed  int
 }

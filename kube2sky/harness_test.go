@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -357,9 +356,6 @@ func endpointSlice(ns, svc, name string, port *discoveryv1.EndpointPort, eps ...
 func slicePort(name string, port int32) *discoveryv1.EndpointPort {
 	return &discoveryv1.EndpointPort{Name: ptr.To(name), Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(port)}
 }
-
-// keysOf returns the sorted keys of a map, for messages.
-func keysOf[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // histogramSum reads the sum of a histogram.
 func histogramSum(m prometheus.Metric) float64 {

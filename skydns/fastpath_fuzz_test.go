@@ -187,11 +187,6 @@ func newDifferential(tb testing.TB) *differential {
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
 }
 
-// ordinary is the ordinary path's packed answer to packed over UDP.
-func (d *differential) ordinary(t *testing.T, packed []byte) ([]byte, *dns.Msg) {
-	return d.ordinaryOver(t, "udp", packed)
-}
-
 // ordinaryOver is the ordinary path's packed answer to packed over proto.
 func (d *differential) ordinaryOver(t *testing.T, proto string, packed []byte) ([]byte, *dns.Msg) {
 	t.Helper()

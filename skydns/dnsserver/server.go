@@ -122,7 +122,8 @@ func Start(cfg Config) (*Server, error) {
 		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
 		transfer: cfg.Transfer}
 	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
-	if err := s.serveUDP(h, cfg, conns); err == nil {
+	err = s.serveUDP(h, cfg, conns)
+	if err == nil {
 		err = s.serve()
 	}
 	if err != nil {

@@ -25,9 +25,8 @@ const DefaultUDPMaxInFlight = 1000
 // handler.
 type udpSlots chan struct{}
 
-func (s udpSlots) take()     { s <- struct{}{} }
-func (s udpSlots) give()     { <-s }
-func (s udpSlots) held() int { return len(s) }
+func (s udpSlots) take() { s <- struct{}{} }
+func (s udpSlots) give() { <-s }
 
 // limit makes d, a UDP server, read only while a slot is free.
 func (s udpSlots) limit(d *dns.Server) {

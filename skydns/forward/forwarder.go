@@ -41,7 +41,6 @@ type Forwarder struct {
 	// in etcd replaces them (live.go). base is what the flags said.
 	settings     atomic.Pointer[settings]
 	base         Config
-	resolvConf   string
 	liveMu       sync.Mutex      // serialises SetLiveFrom
 	liveProblems map[string]bool // guarded by liveMu; reported by the last SetLiveFrom
 
