@@ -11,24 +11,24 @@ import (
 	"time"
 )
 
-// podCgroup is the cgroup the kubelet (cgroupfs driver, default root) puts
-// every pod under, in each hierarchy.
-const podCgroup = "kubepods"
-
 // Clean removes what a cluster leaves behind, whether it was stopped or
-// crashed: every process in the network namespace and in the pods'
-// cgroups, those cgroups, the namespace, and /run/netns if the cluster
-// created it. It does nothing when there is nothing to remove.
+// crashed, with however many nodes: every process in its network
+// namespaces and in the nodes' cgroups, those cgroups, the namespaces, and
+// /run/netns if the cluster created it. It does nothing when there is
+// nothing to remove.
 func Clean(cfg Config) error {
-	killAll(cfg.NetNS)
+	namespaces := clusterNetNSes(cfg.NetNS)
+	killAll(namespaces)
 	var errs []error
 	for _, dir := range PodCgroups() {
 		if err := removeCgroupTree(dir); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if err := deleteNetNS(cfg.NetNS); err != nil {
-		errs = append(errs, err)
+	for _, name := range namespaces {
+		if err := deleteNetNS(name); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := removeNetNSDir(cfg.netnsDirMarker()); err != nil {
 		errs = append(errs, err)
@@ -36,13 +36,16 @@ func Clean(cfg Config) error {
 	return errors.Join(errs...)
 }
 
-// killAll sends SIGKILL to every process in the namespace or the pods'
+// killAll sends SIGKILL to every process in the namespaces or the nodes'
 // cgroups until none is left (new ones may appear while a runtime is dying),
 // for up to 10 seconds.
-func killAll(netns string) {
+func killAll(namespaces []string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		pids := append(netNSPIDs(netns), podPIDs()...)
+		pids := podPIDs()
+		for _, name := range namespaces {
+			pids = append(pids, netNSPIDs(name)...)
+		}
 		if len(pids) == 0 {
 			return
 		}
@@ -53,17 +56,38 @@ func killAll(netns string) {
 	}
 }
 
-// PodCgroups lists the pod cgroup directory in every mounted hierarchy
-// where it exists.
+// PodCgroups lists the nodes' cgroup roots (see Node.CgroupRoot) in every
+// mounted hierarchy where they exist.
 func PodCgroups() []string {
 	var dirs []string
 	for _, mount := range cgroupMounts() {
-		dir := filepath.Join(mount, podCgroup)
-		if _, err := os.Stat(dir); err == nil {
-			dirs = append(dirs, dir)
-		}
+		found, _ := filepath.Glob(filepath.Join(mount, nodeNamePrefix+"*"))
+		dirs = append(dirs, found...)
 	}
 	return dirs
+}
+
+// createCgroupRoot makes the node's cgroup root in every hierarchy (the
+// kubelet refuses a root that does not exist), giving it the parent's CPUs
+// and memory nodes in the cpuset hierarchy, which a new v1 cgroup starts
+// without.
+func createCgroupRoot(n Node) error {
+	for _, mount := range cgroupMounts() {
+		dir := filepath.Join(mount, n.CgroupRoot)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		for _, file := range []string{"cpuset.cpus", "cpuset.mems"} {
+			value, err := os.ReadFile(filepath.Join(mount, file))
+			if err != nil {
+				continue // not the cpuset hierarchy
+			}
+			if err := os.WriteFile(filepath.Join(dir, file), value, 0o644); err != nil {
+				return fmt.Errorf("cgroup %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
 }
 
 // cgroupMounts are the mount points of the cgroup (v1) and cgroup2

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -26,9 +25,10 @@ const (
 // Cluster is a running cluster. Stop it with Stop.
 type Cluster struct {
 	cfg    Config
-	files  *kubeproc.APIServerFiles
-	procs  *kubeproc.Group
-	holder *kubeproc.Process
+	files *kubeproc.APIServerFiles
+	procs *kubeproc.Group
+	// holders own the nodes' private mount namespaces, by node index.
+	holders map[int]*kubeproc.Process
 	// Config reaches the API server as the admin user, from this process
 	// (it dials inside the namespace).
 	Config *rest.Config
@@ -39,7 +39,10 @@ type Cluster struct {
 // kubesky, printing progress to cfg.Out. On failure it stops what it
 // started and returns the error.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
-	c := &Cluster{cfg: cfg, procs: kubeproc.NewGroup()}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cluster{cfg: cfg, procs: kubeproc.NewGroup(), holders: map[int]*kubeproc.Process{}}
 	if err := c.start(ctx); err != nil {
 		c.Stop()
 		return nil, err
@@ -62,23 +65,20 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.step("images", func() (err error) { tars, err = c.cfg.buildImages(); return err }); err != nil {
 		return err
 	}
-	if err := c.step("network namespace "+c.cfg.NetNS+" and configuration", c.prepare); err != nil {
+	if err := c.step(fmt.Sprintf("network namespaces (%s and %d nodes) and configuration", c.cfg.NetNS, c.cfg.Nodes), c.prepare); err != nil {
 		return err
 	}
 	if err := c.startAll(ctx, c.controlPlane()); err != nil {
 		return err
 	}
-	if err := c.step("node mount namespace", c.startHolder); err != nil {
+	if err := c.startRuntimes(ctx, tars); err != nil {
 		return err
 	}
-	node := c.node()
-	if err := c.startAll(ctx, node[:1]); err != nil {
-		return err
+	comps := c.controllers()
+	for _, n := range c.cfg.AllNodes() {
+		comps = append(comps, c.kubeletAndProxy(n)...)
 	}
-	if err := c.step(fmt.Sprintf("importing %d images", len(tars)), func() error { return c.cfg.importImages(tars) }); err != nil {
-		return err
-	}
-	if err := c.startAll(ctx, append(c.controllers(), node[1:]...)); err != nil {
+	if err := c.startAll(ctx, comps); err != nil {
 		return err
 	}
 	if c.cfg.Overlay != "" {
@@ -86,7 +86,25 @@ func (c *Cluster) start(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Fprintf(c.cfg.Out, "cluster up in %s\n", time.Since(total).Round(time.Second))
+	fmt.Fprintf(c.cfg.Out, "cluster up with %d nodes in %s\n", c.cfg.Nodes, time.Since(total).Round(time.Second))
+	return nil
+}
+
+// startRuntimes starts each node's mount namespace holder and containerd,
+// and imports the images into it.
+func (c *Cluster) startRuntimes(ctx context.Context, tars []string) error {
+	for _, n := range c.cfg.AllNodes() {
+		if err := c.step(n.Name+" mount namespace", func() error { return c.startHolder(n) }); err != nil {
+			return err
+		}
+		if err := c.startAll(ctx, []component{c.containerd(n)}); err != nil {
+			return err
+		}
+		socket := c.cfg.nodePaths(n).socket
+		if err := c.step(fmt.Sprintf("%s: importing %d images", n.Name, len(tars)), func() error { return importImages(socket, tars) }); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -114,10 +132,10 @@ func (c *Cluster) prepare() error {
 		}
 	}
 	c.files = kubeproc.APIServerFilesIn(p.pki)
-	if err := c.files.Write(kubeproc.PKIOptions{ExtraNames: []string{NodeIP}}); err != nil {
+	if err := c.files.Write(kubeproc.PKIOptions{ExtraNames: []string{ControlPlaneIP}}); err != nil {
 		return err
 	}
-	url := fmt.Sprintf("https://%s:%d", NodeIP, APIPort)
+	url := fmt.Sprintf("https://%s:%d", ControlPlaneIP, APIPort)
 	if err := c.files.WriteKubeconfig(p.kubeconfig, url); err != nil {
 		return err
 	}
@@ -131,32 +149,36 @@ func (c *Cluster) prepare() error {
 	if c.Client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return err
 	}
-	if err := c.cfg.writeNodeFiles(); err != nil {
-		return err
+	for _, n := range c.cfg.AllNodes() {
+		if err := c.cfg.writeNodeFiles(n); err != nil {
+			return err
+		}
+		if err := createCgroupRoot(n); err != nil {
+			return err
+		}
 	}
-	return createNetNS(c.cfg.NetNS, c.cfg.netnsDirMarker())
+	return createNetworks(c.cfg)
 }
 
-// startHolder starts the process that owns the node's private mount
-// namespace (see holderScript).
-func (c *Cluster) startHolder() error {
-	p := c.cfg.paths()
-	var err error
-	c.holder, err = c.procs.Start(kubeproc.Spec{
-		Name: "mount-namespace-holder",
+// startHolder starts the process that owns node n's private mount
+// namespace, in its network namespace (see holderScript).
+func (c *Cluster) startHolder(n Node) error {
+	holder, err := c.procs.Start(kubeproc.Spec{
+		Name: n.Name + " mount-namespace-holder",
 		Path: "nsenter",
-		Args: []string{"--net=" + NetNSPath(c.cfg.NetNS), "--", "unshare", "--mount", "--propagation", "private",
-			"sh", filepath.Join(p.run, "holder.sh")},
-		Log: filepath.Join(p.logs, "holder.log"),
+		Args: []string{"--net=" + NetNSPath(n.NetNS), "--", "unshare", "--mount", "--propagation", "private",
+			"sh", c.cfg.nodePaths(n).holder},
+		Log: c.cfg.NodeLog(n, "holder"),
 	})
 	if err != nil {
 		return err
 	}
+	c.holders[n.Index] = holder
 	return poll.Until(context.Background(), 10*time.Second, func(context.Context) error {
-		if err := c.holder.ExitError(); err != nil {
+		if err := holder.ExitError(); err != nil {
 			return poll.Permanent(err)
 		}
-		if kubeproc.Tail(c.holder.Log, 1) != "holder ready" {
+		if kubeproc.Tail(holder.Log, 1) != "holder ready" {
 			return errors.New("not ready yet")
 		}
 		return nil

@@ -15,9 +15,11 @@ type component struct {
 	name  string
 	argv  []string // the command, binary first
 	ready func(ctx context.Context) error
-	// node is true for the node's daemons, which run in the holder's
-	// private mount namespace as well as the network namespace.
-	node bool
+	// holder is set for a node's daemons, which run in its holder's network
+	// namespace and private mount namespace; the others run in the control
+	// plane's network namespace.
+	holder *kubeproc.Process
+	log    string // the log file
 }
 
 // controlPlane are etcd, the API server and the stand-in upstream resolver:
@@ -25,7 +27,7 @@ type component struct {
 func (c *Cluster) controlPlane() []component {
 	p := c.cfg.paths()
 	api := kubeproc.APIServer{
-		Port: APIPort, Bind: "0.0.0.0", Advertise: NodeIP,
+		Port: APIPort, Bind: "0.0.0.0", Advertise: ControlPlaneIP,
 		EtcdEndpoint: etcdClient, ServiceCIDRs: ServiceCIDR, Files: c.files,
 	}
 	return []component{
@@ -35,7 +37,7 @@ func (c *Cluster) controlPlane() []component {
 				"--listen-client-urls=" + etcdClient, "--advertise-client-urls=" + etcdClient,
 				"--listen-peer-urls=" + etcdPeer, "--initial-advertise-peer-urls=" + etcdPeer,
 				"--initial-cluster=kubesky=" + etcdPeer, "--log-level=warn"},
-			ready: func(ctx context.Context) error { return c.httpOK(ctx, etcdClient+"/health") },
+			ready: func(ctx context.Context) error { return c.httpOK(ctx, c.cfg.NetNS, etcdClient+"/health") },
 		},
 		{
 			name:  "kube-apiserver",
@@ -66,48 +68,62 @@ func (c *Cluster) controllers() []component {
 	sched = append(sched, "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=10259",
 		"--cert-dir="+filepath.Join(p.run, "scheduler"), "--profiling=false")
 	return []component{
-		{name: "kube-controller-manager", argv: kcm, ready: func(ctx context.Context) error { return c.httpOK(ctx, "https://127.0.0.1:10257/healthz") }},
-		{name: "kube-scheduler", argv: sched, ready: func(ctx context.Context) error { return c.httpOK(ctx, "https://127.0.0.1:10259/healthz") }},
+		{name: "kube-controller-manager", argv: kcm, ready: func(ctx context.Context) error { return c.httpOK(ctx, c.cfg.NetNS, "https://127.0.0.1:10257/healthz") }},
+		{name: "kube-scheduler", argv: sched, ready: func(ctx context.Context) error { return c.httpOK(ctx, c.cfg.NetNS, "https://127.0.0.1:10259/healthz") }},
 	}
 }
 
-// node are containerd, the kubelet and kube-proxy, in the holder's mount
-// namespace.
-func (c *Cluster) node() []component {
-	p := c.cfg.paths()
+// containerd is node n's container runtime, started before the images are
+// imported into it.
+func (c *Cluster) containerd(n Node) component {
+	p := c.cfg.nodePaths(n)
+	return component{
+		name: n.Name + " containerd", holder: c.holders[n.Index], log: c.cfg.NodeLog(n, "containerd"),
+		argv:  []string{"containerd", "--config", filepath.Join(p.containerd, "config.toml")},
+		ready: func(context.Context) error { return run("ctr", "--address", p.socket, "version") },
+	}
+}
+
+// kubeletAndProxy are node n's kubelet, labelled with its zone, and
+// kube-proxy.
+func (c *Cluster) kubeletAndProxy(n Node) []component {
+	p := c.cfg.nodePaths(n)
 	return []component{
 		{
-			name: "containerd", node: true,
-			argv:  []string{"containerd", "--config", filepath.Join(p.containerd, "config.toml")},
-			ready: func(context.Context) error { return run("ctr", "--address", p.socket, "version") },
-		},
-		{
-			name: "kubelet", node: true,
+			name: n.Name + " kubelet", holder: c.holders[n.Index], log: c.cfg.NodeLog(n, "kubelet"),
 			argv: []string{c.cfg.bin("kubelet"), "--config=" + filepath.Join(p.kubelet, "config.yaml"),
-				"--kubeconfig=" + p.kubeconfig, "--root-dir=" + filepath.Join(p.kubelet, "root"),
-				"--cert-dir=" + filepath.Join(p.kubelet, "pki"), "--hostname-override=" + NodeName, "--node-ip=" + NodeIP},
-			ready: c.nodeReady,
+				"--kubeconfig=" + c.cfg.Kubeconfig(), "--root-dir=" + filepath.Join(p.kubelet, "root"),
+				"--cert-dir=" + filepath.Join(p.kubelet, "pki"), "--hostname-override=" + n.Name, "--node-ip=" + n.IP,
+				"--node-labels=" + ZoneLabel + "=" + n.Zone},
+			ready: func(ctx context.Context) error { return c.nodeReady(ctx, n.Name) },
 		},
 		{
-			name: "kube-proxy", node: true,
-			argv:  []string{c.cfg.bin("kube-proxy"), "--config=" + filepath.Join(p.run, "kube-proxy.yaml")},
-			ready: func(ctx context.Context) error { return c.httpOK(ctx, "http://127.0.0.1:10256/healthz") },
+			name: n.Name + " kube-proxy", holder: c.holders[n.Index], log: c.cfg.NodeLog(n, "kube-proxy"),
+			argv:  []string{c.cfg.bin("kube-proxy"), "--config=" + p.kubeProxy},
+			ready: func(ctx context.Context) error { return c.httpOK(ctx, n.NetNS, "http://127.0.0.1:10256/healthz") },
 		},
 	}
 }
 
-// spec is how comp is started: through nsenter, into the network namespace
-// only, or into the holder's network and mount namespaces.
+// ZoneLabel is the well-known label that says a node's zone.
+const ZoneLabel = "topology.kubernetes.io/zone"
+
+// spec is how comp is started: through nsenter, into the control plane's
+// network namespace, or into a node holder's network and mount namespaces.
 func (c *Cluster) spec(comp component) kubeproc.Spec {
 	enter := []string{"--net=" + NetNSPath(c.cfg.NetNS)}
-	if comp.node {
-		enter = []string{"-t", strconv.Itoa(c.holder.PID()), "--net", "--mount"}
+	if comp.holder != nil {
+		enter = []string{"-t", strconv.Itoa(comp.holder.PID()), "--net", "--mount"}
+	}
+	log := comp.log
+	if log == "" {
+		log = filepath.Join(c.cfg.paths().logs, comp.name+".log")
 	}
 	return kubeproc.Spec{
 		Name:      comp.name,
 		Path:      "nsenter",
 		Args:      append(append(enter, "--"), comp.argv...),
-		Log:       filepath.Join(c.cfg.paths().logs, comp.name+".log"),
+		Log:       log,
 		StartLine: fmt.Sprintf("=== kubesky-cluster: %q", comp.argv),
 	}
 }

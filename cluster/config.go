@@ -1,23 +1,33 @@
 package cluster
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 )
 
-// The cluster's fixed addresses. They exist only inside the namespace.
+// The cluster's fixed addresses. They exist only inside its namespaces.
 const (
-	NodeName    = "kubesky-node"
-	NodeIP      = "10.0.0.2"  // the node's address: API server, kubelet
-	gatewayIP   = "10.0.0.1"  // the default route's next hop: a dead end
-	UpstreamIP  = "10.0.0.53" // the stand-in for an upstream resolver
-	PodCIDR     = "10.244.0.0/24"
-	ServiceCIDR = "10.96.0.0/16"
-	ClusterDNS  = "10.96.0.10" // the kube-dns Service of deploy/kubernetes
-	APIPort     = 6443
-	etcdClient  = "http://127.0.0.1:2379"
-	etcdPeer    = "http://127.0.0.1:2380"
+	ControlPlaneIP = "10.0.0.2"  // the API server's address, on the cluster's bridge
+	gatewayIP      = "10.0.0.1"  // the nodes' default route's next hop: a dead end
+	UpstreamIP     = "10.0.0.53" // the stand-in for an upstream resolver
+	ClusterCIDR    = "10.244.0.0/16"
+	ServiceCIDR    = "10.96.0.0/16"
+	ClusterDNS     = "10.96.0.10" // the kube-dns Service of deploy/kubernetes
+	APIPort        = 6443
+	etcdClient     = "http://127.0.0.1:2379"
+	etcdPeer       = "http://127.0.0.1:2380"
+	bridgeName     = "kbr0"
+	nodeNamePrefix = "kubesky-node-"
+	// MaxNodes bounds Config.Nodes: node addresses are 10.0.0.11 up to
+	// 10.0.0.50, below the upstream's.
+	MaxNodes = 40
 )
+
+// zones are the topology.kubernetes.io/zone values, given to the nodes in
+// turn: with three nodes, two share a zone, so spreading over zones and
+// over nodes place replicas differently.
+var zones = []string{"zone-a", "zone-b"}
 
 // Config says where the cluster's pieces are.
 type Config struct {
@@ -30,8 +40,12 @@ type Config struct {
 	// images/, the Debian root filesystem under build/, and the running
 	// cluster's state under run/ (removed at each start).
 	DataDir string
-	// NetNS is the network namespace's name (under /run/netns).
+	// NetNS is the control plane's network namespace (under /run/netns);
+	// node i's is NetNS-node-i.
 	NetNS string
+	// Nodes is how many nodes run pods (1 to MaxNodes), each with its own
+	// containerd, kubelet and kube-proxy in its own network namespace.
+	Nodes int
 	// Overlay is the kustomization Start applies, relative to RepoDir
 	// (cluster/overlay by default). Empty: Start deploys no DNS, and the
 	// caller deploys one with Deploy.
@@ -47,16 +61,65 @@ func DefaultConfig(repo string) Config {
 		BinDir:  filepath.Join(repo, "bin"),
 		DataDir: filepath.Join(repo, ".cache", "cluster"),
 		NetNS:   "kubesky",
+		Nodes:   1,
 		Overlay: filepath.Join("cluster", "overlay"),
 		Out:     io.Discard,
 	}
 }
 
+// Validate checks the node count.
+func (c Config) Validate() error {
+	if c.Nodes < 1 || c.Nodes > MaxNodes {
+		return fmt.Errorf("nodes: %d is not between 1 and %d", c.Nodes, MaxNodes)
+	}
+	return nil
+}
+
+// Node is one node of the cluster: its name, address, pod range, zone and
+// network namespace.
+type Node struct {
+	Index   int // 1 to Config.Nodes
+	Name    string
+	IP      string
+	PodCIDR string
+	Zone    string
+	NetNS   string
+	// CgroupRoot is the cgroup (in every hierarchy) the node's kubelet puts
+	// its pods under, so that the nodes' pods stay apart.
+	CgroupRoot string
+}
+
+// Node returns node i (1 to Nodes).
+func (c Config) Node(i int) Node {
+	name := fmt.Sprintf("%s%d", nodeNamePrefix, i)
+	return Node{
+		Index:      i,
+		Name:       name,
+		IP:         fmt.Sprintf("10.0.0.%d", 10+i),
+		PodCIDR:    fmt.Sprintf("10.244.%d.0/24", i),
+		Zone:       zones[(i-1)%len(zones)],
+		NetNS:      fmt.Sprintf("%s-node-%d", c.NetNS, i),
+		CgroupRoot: name,
+	}
+}
+
+// AllNodes lists the nodes in order.
+func (c Config) AllNodes() []Node {
+	nodes := make([]Node, c.Nodes)
+	for i := range nodes {
+		nodes[i] = c.Node(i + 1)
+	}
+	return nodes
+}
+
+// gateway is the first address of the node's pod range, on its cni0.
+func (n Node) gateway() string {
+	return fmt.Sprintf("10.244.%d.1", n.Index)
+}
+
 // paths are the files of one run, all under DataDir.
 type paths struct {
 	run, logs, pki, etcd, kubeconfig string
-	containerd, socket, cni, kubelet string
-	mask                             string
 	images, build                    string
 }
 
@@ -68,19 +131,47 @@ func (c Config) paths() paths {
 		pki:        filepath.Join(run, "pki"),
 		etcd:       filepath.Join(run, "etcd"),
 		kubeconfig: filepath.Join(run, "kubeconfig"),
-		containerd: filepath.Join(run, "containerd"),
-		socket:     filepath.Join(run, "containerd", "containerd.sock"),
-		cni:        filepath.Join(run, "cni"),
-		kubelet:    filepath.Join(run, "kubelet"),
-		mask:       filepath.Join(run, "mask"),
 		images:     filepath.Join(c.DataDir, "images"),
 		build:      filepath.Join(c.DataDir, "build"),
 	}
 }
 
+// nodePaths are the files of one node, under run/<node name>.
+type nodePaths struct {
+	dir, logs, containerd, socket, cni, kubelet, mask, kubeProxy, holder string
+}
+
+func (c Config) nodePaths(n Node) nodePaths {
+	p := c.paths()
+	dir := filepath.Join(p.run, n.Name)
+	return nodePaths{
+		dir:        dir,
+		logs:       filepath.Join(p.logs, n.Name),
+		containerd: filepath.Join(dir, "containerd"),
+		socket:     filepath.Join(dir, "containerd", "containerd.sock"),
+		cni:        filepath.Join(dir, "cni"),
+		kubelet:    filepath.Join(dir, "kubelet"),
+		mask:       filepath.Join(dir, "mask"),
+		kubeProxy:  filepath.Join(dir, "kube-proxy.yaml"),
+		holder:     filepath.Join(dir, "holder.sh"),
+	}
+}
+
+// NodeLog is the log file of one of a node's daemons (containerd, kubelet,
+// kube-proxy).
+func (c Config) NodeLog(n Node, daemon string) string {
+	return filepath.Join(c.nodePaths(n).logs, daemon+".log")
+}
+
 // Kubeconfig is the admin kubeconfig of the running cluster. Its server,
-// https://10.0.0.2:6443, is reachable only inside the namespace.
+// https://10.0.0.2:6443, is reachable only inside the namespaces.
 func (c Config) Kubeconfig() string { return c.paths().kubeconfig }
+
+// ClientNetNS is the namespace the cluster's clients run in (kubectl, the
+// tests' DNS queries, the e2e suite): the first node's, where the API
+// server, pod addresses and Service addresses (through its kube-proxy) are
+// all reachable, as on a machine of the cluster.
+func (c Config) ClientNetNS() string { return c.Node(1).NetNS }
 
 // netnsDirMarker exists while /run/netns is there because the cluster
 // created it. It is outside run/, which each start removes.

@@ -42,7 +42,8 @@ func (c Config) images(rootfs string, applets []string) map[string]image {
 			user:       fmt.Sprintf("%d:%d", kubeskyUID, kubeskyUID),
 		}
 	}
-	agnhost := layer{entries: []entry{file("agnhost", c.bin("agnhost"))}}
+	// The e2e DNS tests run agnhost's CoreDNS (/coredns) as a stand-in DNS server.
+	agnhost := layer{entries: []entry{file("agnhost", c.bin("agnhost")), file("coredns", c.bin("coredns"))}}
 	debian := layer{rootfs: rootfs}
 	busybox := []entry{{name: "bin", dir: true, mode: 0o755}, {name: "tmp", dir: true, mode: 0o1777}, file("bin/busybox", busyboxStatic)}
 	for _, applet := range applets {
@@ -153,10 +154,10 @@ func busyboxApplets() ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
-// importImages loads the tars into the cluster's containerd.
-func (c Config) importImages(tars []string) error {
+// importImages loads the tars into the containerd listening on socket.
+func importImages(socket string, tars []string) error {
 	for _, tar := range tars {
-		if err := run("ctr", "--address", c.paths().socket, "--namespace", "k8s.io", "images", "import", tar); err != nil {
+		if err := run("ctr", "--address", socket, "--namespace", "k8s.io", "images", "import", tar); err != nil {
 			return err
 		}
 	}

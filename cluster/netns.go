@@ -20,39 +20,81 @@ const netnsDir = "/run/netns"
 // NetNSPath is the handle of the named network namespace.
 func NetNSPath(name string) string { return filepath.Join(netnsDir, name) }
 
-// createNetNS creates the namespace with loopback and a veth pair whose two
-// ends are both inside it: nodev0 carries the node's address, the upstream
-// stand-in's address and a default route to a next hop that does not exist
-// (ClusterIPs need a route for the OUTPUT DNAT to happen).
+// createNetworks creates the control plane's namespace and one per node.
+// The control plane's holds a bridge with the API server's and the
+// stand-in upstream's addresses; each node's is joined to it by a veth
+// pair, with routes to the other nodes' pod ranges through their addresses
+// (as kind's simple CNI does) and a default route to a next hop that does
+// not exist (ClusterIPs need a route for the OUTPUT DNAT to happen). No
+// link leaves the namespaces.
 //
 // When /run/netns does not exist yet, `ip netns add` creates it as a mount
-// point; marker (a file under the data dir) records that, so that
+// point; a marker file under the data dir records that, so that
 // removeNetNSDir can take it away again.
-func createNetNS(name, marker string) error {
+func createNetworks(cfg Config) error {
 	if _, err := os.Stat(netnsDir); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		if err := os.WriteFile(cfg.netnsDirMarker(), nil, 0o644); err != nil {
 			return err
 		}
 	}
-	if err := run("ip", "netns", "add", name); err != nil {
-		return err
-	}
-	in := func(args ...string) error { return run("ip", append([]string{"-n", name}, args...)...) }
 	steps := [][]string{
-		{"link", "set", "lo", "up"},
-		{"link", "add", "nodev0", "type", "veth", "peer", "name", "nodev1"},
-		{"addr", "add", NodeIP + "/24", "dev", "nodev0"},
-		{"addr", "add", UpstreamIP + "/32", "dev", "nodev0"},
-		{"link", "set", "nodev0", "up"},
-		{"link", "set", "nodev1", "up"},
-		{"route", "add", "default", "via", gatewayIP, "dev", "nodev0", "onlink"},
+		{"netns", "add", cfg.NetNS},
+		{"-n", cfg.NetNS, "link", "set", "lo", "up"},
+		{"-n", cfg.NetNS, "link", "add", bridgeName, "type", "bridge"},
+		{"-n", cfg.NetNS, "addr", "add", ControlPlaneIP + "/24", "dev", bridgeName},
+		{"-n", cfg.NetNS, "addr", "add", UpstreamIP + "/32", "dev", bridgeName},
+		{"-n", cfg.NetNS, "link", "set", bridgeName, "up"},
+	}
+	nodes := cfg.AllNodes()
+	for _, n := range nodes {
+		steps = append(steps, nodeLinkSteps(cfg.NetNS, n, nodes)...)
 	}
 	for _, step := range steps {
-		if err := in(step...); err != nil {
+		if err := run("ip", step...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nodeLinkSteps are the `ip` commands that make node n's namespace and join
+// it to the bridge in the control plane's namespace.
+func nodeLinkSteps(control string, n Node, nodes []Node) [][]string {
+	port := fmt.Sprintf("veth-node-%d", n.Index)
+	in := func(args ...string) []string { return append([]string{"-n", n.NetNS}, args...) }
+	steps := [][]string{
+		{"netns", "add", n.NetNS},
+		in("link", "set", "lo", "up"),
+		{"-n", control, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", n.NetNS},
+		{"-n", control, "link", "set", port, "master", bridgeName, "up"},
+		in("addr", "add", n.IP+"/24", "dev", "eth0"),
+		in("link", "set", "eth0", "up"),
+		in("route", "add", "default", "via", gatewayIP, "dev", "eth0", "onlink"),
+		{"-n", control, "route", "add", n.PodCIDR, "via", n.IP},
+	}
+	for _, other := range nodes {
+		if other.Index != n.Index {
+			steps = append(steps, in("route", "add", other.PodCIDR, "via", other.IP))
+		}
+	}
+	return steps
+}
+
+// clusterNetNSes lists the namespaces of the cluster named control that
+// exist: the control plane's and every node's, however many a crashed run
+// made.
+func clusterNetNSes(control string) []string {
+	entries, err := os.ReadDir(netnsDir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() == control || strings.HasPrefix(e.Name(), control+"-node-") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // deleteNetNS removes the namespace if it exists.

@@ -37,7 +37,7 @@ var privateDirs = []string{"/run", "/var/lib", "/var/log"}
 
 // holderScript is the shell run by the process that holds the node's mount
 // namespace: it covers privateDirs and the masked sysctls, then sleeps.
-func holderScript(p paths) string {
+func holderScript(p nodePaths) string {
 	var b strings.Builder
 	b.WriteString("set -e\n")
 	for _, dir := range privateDirs {
@@ -51,22 +51,22 @@ func holderScript(p paths) string {
 	return b.String()
 }
 
-// writeNodeFiles writes the configuration of containerd, CNI, the kubelet
-// and kube-proxy, and the mask files.
-func (c Config) writeNodeFiles() error {
-	p := c.paths()
-	for _, dir := range []string{p.mask, filepath.Join(p.cni, "net.d"), p.kubelet, filepath.Join(p.containerd, "opt")} {
+// writeNodeFiles writes node n's configuration of containerd, CNI, the
+// kubelet and kube-proxy, and its mask files.
+func (c Config) writeNodeFiles(n Node) error {
+	p := c.nodePaths(n)
+	for _, dir := range []string{p.logs, p.mask, filepath.Join(p.cni, "net.d"), p.kubelet, filepath.Join(p.containerd, "opt")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
 	files := map[string]string{
 		filepath.Join(p.containerd, "config.toml"):           containerdConfig(p),
-		filepath.Join(p.cni, "net.d", "10-kubesky.conflist"): cniConfig(p),
-		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(p),
+		filepath.Join(p.cni, "net.d", "10-kubesky.conflist"): cniConfig(n, p),
+		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(n, p),
 		filepath.Join(p.kubelet, "resolv.conf"):              "nameserver " + UpstreamIP + "\n",
-		filepath.Join(p.run, "kube-proxy.yaml"):              kubeProxyConfig(p),
-		filepath.Join(p.run, "holder.sh"):                    holderScript(p),
+		p.kubeProxy:                                          kubeProxyConfig(n, c.Kubeconfig()),
+		p.holder:                                             holderScript(p),
 	}
 	for name, value := range maskedSysctls {
 		files[filepath.Join(p.mask, strings.ReplaceAll(name, "/", "_"))] = value + "\n"
@@ -82,7 +82,7 @@ func (c Config) writeNodeFiles() error {
 // containerdConfig: its own root, state and socket; the CRI with the pause
 // image built here, the CNI bridge, and no negative oom_score_adj (this
 // machine kind refuses those even to root).
-func containerdConfig(p paths) string {
+func containerdConfig(p nodePaths) string {
 	return fmt.Sprintf(`version = 2
 root = "%[1]s/root"
 state = "%[1]s/state"
@@ -109,24 +109,27 @@ state = "%[1]s/state"
 `, p.containerd, p.socket, pauseImage, p.cni)
 }
 
-// cniConfig: one bridge with host-local addresses from PodCIDR; no masquerade
-// (there is nowhere to masquerade to).
-func cniConfig(p paths) string {
+// cniConfig: one bridge with host-local addresses from the node's pod range;
+// no masquerade (pods reach the other nodes' pods by the routes between the
+// nodes, and there is nowhere else to go).
+func cniConfig(n Node, p nodePaths) string {
 	return fmt.Sprintf(`{"cniVersion": "0.4.0", "name": "kubesky", "plugins": [
   {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": "10.244.0.1"}]],
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": %q}]],
             "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
-`, PodCIDR, filepath.Join(p.cni, "ipam"))
+`, n.PodCIDR, n.gateway(), filepath.Join(p.cni, "ipam"))
 }
 
-// kubeletConfig: cgroupfs (containerd 1.6 does not report a driver), cgroup
-// v1 allowed, the cluster DNS, the stand-in upstream as the node's resolver,
-// and no image garbage collection (the images cannot be pulled again).
-func kubeletConfig(p paths) string {
+// kubeletConfig: cgroupfs (containerd 1.6 does not report a driver) under
+// the node's own cgroup root, cgroup v1 allowed, the cluster DNS, the
+// stand-in upstream as the node's resolver, and no image garbage
+// collection (the images cannot be pulled again).
+func kubeletConfig(n Node, p nodePaths) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
+cgroupRoot: /%[5]s
 failSwapOn: false
 failCgroupV1: false
 containerRuntimeEndpoint: unix://%[1]s
@@ -145,12 +148,12 @@ evictionHard: {"memory.available": "100Mi", "nodefs.available": "1%%", "imagefs.
 podLogsDir: %[3]s/pod-logs
 volumePluginDir: %[3]s/volume-plugins
 serializeImagePulls: false
-`, p.socket, ClusterDNS, p.kubelet, NodeIP)
+`, p.socket, ClusterDNS, p.kubelet, n.IP, n.CgroupRoot)
 }
 
 // kubeProxyConfig: iptables mode, leaving the global conntrack settings
 // alone; metrics and health on loopback.
-func kubeProxyConfig(p paths) string {
+func kubeProxyConfig(n Node, kubeconfig string) string {
 	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
@@ -160,5 +163,5 @@ clientConnection: {kubeconfig: %s}
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 metricsBindAddress: 127.0.0.1:10249
 healthzBindAddress: 127.0.0.1:10256
-`, PodCIDR, NodeName, p.kubeconfig)
+`, ClusterCIDR, n.Name, kubeconfig)
 }

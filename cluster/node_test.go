@@ -6,12 +6,13 @@ import (
 )
 
 func TestHolderScriptCoversTheHostPaths(t *testing.T) {
-	script := holderScript(DefaultConfig("/repo").paths())
+	cfg := DefaultConfig("/repo")
+	script := holderScript(cfg.nodePaths(cfg.Node(1)))
 	for _, want := range []string{
 		"mount -t tmpfs -o mode=755 tmpfs /run\n",
 		"mount -t tmpfs -o mode=755 tmpfs /var/lib\n",
-		"mount --bind /repo/.cache/cluster/run/mask/vm_overcommit_memory /proc/sys/vm/overcommit_memory\n",
-		"mount --bind /repo/.cache/cluster/run/mask/kernel_panic_on_oops /proc/sys/kernel/panic_on_oops\n",
+		"mount --bind /repo/.cache/cluster/run/kubesky-node-1/mask/vm_overcommit_memory /proc/sys/vm/overcommit_memory\n",
+		"mount --bind /repo/.cache/cluster/run/kubesky-node-1/mask/kernel_panic_on_oops /proc/sys/kernel/panic_on_oops\n",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("holder script lacks %q:\n%s", want, script)
@@ -22,18 +23,75 @@ func TestHolderScriptCoversTheHostPaths(t *testing.T) {
 	}
 }
 
-func TestNodeConfigsUseTheDataDir(t *testing.T) {
-	p := DefaultConfig("/repo").paths()
+func TestNodeConfigsUseTheNodesOwnDirectory(t *testing.T) {
+	cfg := DefaultConfig("/repo")
+	n := cfg.Node(2)
+	p := cfg.nodePaths(n)
 	for name, text := range map[string]string{
 		"containerd": containerdConfig(p),
-		"kubelet":    kubeletConfig(p),
-		"cni":        cniConfig(p),
+		"kubelet":    kubeletConfig(n, p),
+		"cni":        cniConfig(n, p),
 	} {
-		if !strings.Contains(text, "/repo/.cache/cluster/run/") {
-			t.Errorf("%s config does not point into the data dir:\n%s", name, text)
+		if !strings.Contains(text, "/repo/.cache/cluster/run/kubesky-node-2/") {
+			t.Errorf("%s config does not point into the node's directory:\n%s", name, text)
+		}
+	}
+	for name, want := range map[string]string{
+		"kubelet":    "cgroupRoot: /kubesky-node-2\n",
+		"cni":        `"subnet": "10.244.2.0/24", "gateway": "10.244.2.1"`,
+		"kube-proxy": "hostnameOverride: kubesky-node-2\n",
+	} {
+		text := map[string]string{"kubelet": kubeletConfig(n, p), "cni": cniConfig(n, p), "kube-proxy": kubeProxyConfig(n, cfg.Kubeconfig())}[name]
+		if !strings.Contains(text, want) {
+			t.Errorf("%s config lacks %q:\n%s", name, want, text)
 		}
 	}
 	if !strings.Contains(containerdConfig(p), "restrict_oom_score_adj = true") {
 		t.Error("containerd may ask for a negative oom_score_adj, which this machine kind refuses")
+	}
+}
+
+func TestEveryNodeIsJoinedToTheBridgeWithRoutesToTheOthers(t *testing.T) {
+	cfg := DefaultConfig("/repo")
+	cfg.Nodes = 3
+	nodes := cfg.AllNodes()
+	steps := nodeLinkSteps(cfg.NetNS, nodes[1], nodes)
+	var text []string
+	for _, s := range steps {
+		text = append(text, strings.Join(s, " "))
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{
+		"netns add kubesky-node-2",
+		"-n kubesky link set veth-node-2 master kbr0 up",
+		"-n kubesky-node-2 addr add 10.0.0.12/24 dev eth0",
+		"-n kubesky route add 10.244.2.0/24 via 10.0.0.12",
+		"-n kubesky-node-2 route add 10.244.1.0/24 via 10.0.0.11",
+		"-n kubesky-node-2 route add 10.244.3.0/24 via 10.0.0.13",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the steps for node 2 lack %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "-n kubesky-node-2 route add 10.244.2.0/24") {
+		t.Errorf("node 2 routes its own pod range elsewhere:\n%s", all)
+	}
+}
+
+func TestNodeCountIsBounded(t *testing.T) {
+	for _, n := range []int{0, -1, MaxNodes + 1} {
+		cfg := DefaultConfig("/repo")
+		cfg.Nodes = n
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%d nodes accepted", n)
+		}
+	}
+	cfg := DefaultConfig("/repo")
+	cfg.Nodes = 3
+	if err := cfg.Validate(); err != nil {
+		t.Error(err)
+	}
+	if zones := []string{cfg.Node(1).Zone, cfg.Node(2).Zone, cfg.Node(3).Zone}; zones[0] == zones[1] || zones[0] != zones[2] {
+		t.Errorf("zones of 3 nodes: %v, want two zones with nodes 1 and 3 sharing one", zones)
 	}
 }

@@ -10,11 +10,33 @@ import (
 
 // UpstreamNames are what the stand-in upstream resolver knows: the names
 // outside the cluster that pods can resolve (through skydns's forwarder,
-// which finds the stand-in in the node's resolv.conf). Every other name is
-// NXDOMAIN.
+// which finds the stand-in in the node's resolv.conf), with their IPv4
+// address. dns.google is what Kubernetes' DNS e2e tests ask the internet
+// for. Every other name is NXDOMAIN.
 var UpstreamNames = map[string]string{
 	"www.example.org.": "192.0.2.10",
 	"foo.example.com.": "192.0.2.11",
+	"dns.google.":      "8.8.8.8",
+}
+
+// upstreamIPv6 are the IPv6 addresses of some of UpstreamNames.
+var upstreamIPv6 = map[string]string{
+	"dns.google.": "2001:4860:4860::8888",
+}
+
+// upstreamPTR maps the reverse name of every address above to its name.
+var upstreamPTR = reverseNames()
+
+func reverseNames() map[string]string {
+	ptr := map[string]string{}
+	for _, table := range []map[string]string{UpstreamNames, upstreamIPv6} {
+		for name, ip := range table {
+			if reverse, err := dns.ReverseAddr(ip); err == nil {
+				ptr[reverse] = name
+			}
+		}
+	}
+	return ptr
 }
 
 // ServeUpstream answers UDP and TCP queries on addr from UpstreamNames
@@ -61,12 +83,19 @@ func answerUpstream(w dns.ResponseWriter, r *dns.Msg) {
 		return
 	}
 	q := r.Question[0]
-	ip, ok := UpstreamNames[strings.ToLower(q.Name)]
+	name := strings.ToLower(q.Name)
+	ipv4, known := UpstreamNames[name]
+	target, isPTR := upstreamPTR[name]
+	hdr := dns.RR_Header{Name: q.Name, Rrtype: q.Qtype, Class: dns.ClassINET, Ttl: 60}
 	switch {
-	case !ok:
+	case !known && !isPTR:
 		m.Rcode = dns.RcodeNameError
-	case q.Qtype == dns.TypeA:
-		m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}, A: net.ParseIP(ip)}}
+	case q.Qtype == dns.TypeA && known:
+		m.Answer = []dns.RR{&dns.A{Hdr: hdr, A: net.ParseIP(ipv4)}}
+	case q.Qtype == dns.TypeAAAA && upstreamIPv6[name] != "":
+		m.Answer = []dns.RR{&dns.AAAA{Hdr: hdr, AAAA: net.ParseIP(upstreamIPv6[name])}}
+	case q.Qtype == dns.TypePTR && isPTR:
+		m.Answer = []dns.RR{&dns.PTR{Hdr: hdr, Ptr: target}}
 	}
 	_ = w.WriteMsg(m)
 }

@@ -14,12 +14,12 @@ import (
 	"github.com/kubesky/kubesky/internal/poll"
 )
 
-// httpOK returns nil when url, inside the namespace, answers 200. The
-// components' self-signed certificates are not verified: only readiness
-// matters here.
-func (c *Cluster) httpOK(ctx context.Context, url string) error {
+// httpOK returns nil when url, inside the network namespace netns, answers
+// 200. The components' self-signed certificates are not verified: only
+// readiness matters here.
+func (c *Cluster) httpOK(ctx context.Context, netns, url string) error {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
-		DialContext:     DialInNetNS(c.cfg.NetNS),
+		DialContext:     DialInNetNS(netns),
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
 	}}
 	return poll.HTTPOK(ctx, client, url)
@@ -33,9 +33,9 @@ func (c *Cluster) apiserverReady(ctx context.Context) error {
 	return nil
 }
 
-// nodeReady is nil once the node has registered and says Ready.
-func (c *Cluster) nodeReady(ctx context.Context) error {
-	node, err := c.Client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+// nodeReady is nil once the named node has registered and says Ready.
+func (c *Cluster) nodeReady(ctx context.Context, name string) error {
+	node, err := c.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (c *Cluster) nodeReady(ctx context.Context) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("node %s not Ready", NodeName)
+	return fmt.Errorf("node %s not Ready", name)
 }
 
 // upstreamReady asks the stand-in upstream for one of its names.
@@ -53,9 +53,10 @@ func (c *Cluster) upstreamReady(ctx context.Context) error {
 	return err
 }
 
-// Exchange sends one DNS query over UDP from inside the namespace.
+// Exchange sends one DNS query over UDP from the clients' namespace (the
+// first node's, where Service addresses work).
 func (c *Cluster) Exchange(ctx context.Context, server, name string, qtype uint16) (*dns.Msg, error) {
-	conn, err := DialInNetNS(c.cfg.NetNS)(ctx, "udp", server)
+	conn, err := DialInNetNS(c.cfg.ClientNetNS())(ctx, "udp", server)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,15 @@
-# A real single-node Kubernetes with kubesky as its cluster DNS, inside one network namespace
-# (package cluster, cmd/kubesky-cluster; see docs/cluster.md). Every target needs root.
+# A real Kubernetes (one control plane, NODES nodes) with kubesky as its cluster DNS, inside
+# network namespaces of its own (package cluster, cmd/kubesky-cluster; see docs/cluster.md).
+# Every target needs root. NODES: 1 for `make cluster`, 3 for the tests, unless given.
 
-CLUSTER_GO_TEST := $(GO) test -count=1 -v
+NODES ?=
+CLUSTER_GO_TEST = KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 
 .PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance
 
-cluster: build cluster-tools ## a real Kubernetes node with kubesky as its DNS, in netns kubesky, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
-	@exec $(BIN)/kubesky-cluster up --repo .
+cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
+	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1)
 
 # with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
 with_ticker = start=$$(date +%s); \
@@ -15,18 +17,18 @@ with_ticker = start=$$(date +%s); \
 	$(1); rc=$$?; kill $$ticker 2>/dev/null; exit $$rc
 
 # cluster-tools builds the Kubernetes servers and node binaries (once).
-cluster-tools:
+cluster-tools: coredns
 	@$(call with_ticker,integration/tools/build.sh servers && integration/tools/build.sh node)
 
 cluster-clean: build ## remove what a crashed `make cluster` left (processes, cgroups, the namespace)
 	$(BIN)/kubesky-cluster clean --repo .
 
-test-cluster: build cluster-tools ## the real cluster: lookups from pods (busybox and glibc), a kubesky pod deleted under load, the host left as it was (root)
-	KUBESKY_CLUSTER_TEST=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestCluster$$' ./cluster/clustertest/
+test-cluster: build cluster-tools ## the real cluster (NODES=3): lookups from pods (busybox and glibc), a kubesky pod deleted and a node drained under load, the host left as it was (root)
+	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestCluster$$' ./cluster/clustertest/
 
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
-	KUBESKY_CLUSTER_TEST=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
+	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
 
 conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root)
 	@$(call with_ticker,integration/tools/build.sh conformance)
-	KUBESKY_CLUSTER_TEST=1 KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' $(CLUSTER_GO_TEST) -timeout 30m -run '^TestConformance$$' ./cluster/clustertest/
+	KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' $(CLUSTER_GO_TEST) -timeout 30m -run '^TestConformance$$' ./cluster/clustertest/

@@ -71,26 +71,48 @@ func TestCluster(t *testing.T) {
 		}, func(out, want string) bool { return strings.HasPrefix(out, want+" ") })
 	})
 	t.Run("deleting a kubesky pod under load fails no lookup", func(t *testing.T) {
-		lookupsWhileDeleting(t, c)
+		lookupsDuring(t, c, "load", "", func() { deleteKubeskyPod(t, c) })
+	})
+	t.Run("the replicas run on different nodes", func(t *testing.T) {
+		requireNodes(t, c, 2)
+		nodes := kubeskyNodes(t, c)
+		if len(nodes) != 2 || nodes[0] == nodes[1] {
+			t.Errorf("kubesky pods on nodes %v, want 2 different ones", nodes)
+		}
+		t.Logf("kubesky pods on %v", nodes)
+	})
+	t.Run("draining a node under load fails no lookup from another node", func(t *testing.T) {
+		requireNodes(t, c, 3)
+		drained := kubeskyNodes(t, c)[0]
+		client := otherNode(t, c, drained)
+		lookupsDuring(t, c, "load-drain", client, func() { drainNode(t, c, drained) })
 	})
 }
 
-// lookupsWhileDeleting runs loadLookups lookups at about 20 a second from
-// a pod, deletes one kubesky pod once they have started, waits for the
-// Deployment to replace it, and counts the failed lookups.
-func lookupsWhileDeleting(t *testing.T, c *cluster.Cluster) {
-	script := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do
-  if nslookup web.default.svc.cluster.local >/dev/null 2>&1; then echo ok; else echo FAIL $(date +%%T); fi
-  i=$((i+1)); usleep %d; done; echo END`, loadLookups, loadPauseUS)
-	pod := fmt.Sprintf(`apiVersion: v1
-kind: Pod
-metadata: {name: load, namespace: default}
-spec:
-  restartPolicy: Never
-  containers: [{name: main, image: %s, imagePullPolicy: Never, command: ["sh", "-c", %q]}]
-`, cluster.ClientImage, script)
-	kubectl(t, c, []byte(pod), "apply", "-f", "-")
-	waitForLog(t, c, "load", func(log string) bool { return strings.Count(log, "\n") >= 40 })
+// requireNodes skips the test, saying why, when the cluster has fewer than
+// n nodes.
+func requireNodes(t *testing.T, c *cluster.Cluster, n int) {
+	t.Helper()
+	if c.Cfg().Nodes < n {
+		t.Skipf("needs %d nodes, the cluster has %d (make test-cluster NODES=%d)", n, c.Cfg().Nodes, n)
+	}
+}
+
+// otherNode is a node of the cluster other than not.
+func otherNode(t *testing.T, c *cluster.Cluster, not string) string {
+	t.Helper()
+	for _, n := range c.Cfg().AllNodes() {
+		if n.Name != not {
+			return n.Name
+		}
+	}
+	t.Fatalf("no node other than %s", not)
+	return ""
+}
+
+// deleteKubeskyPod deletes one kubesky pod and waits until the Deployment
+// has 2 ready pods again, neither of them the deleted one.
+func deleteKubeskyPod(t *testing.T, c *cluster.Cluster) {
 	victim := kubeskyPods(t, c)[0]
 	start := time.Now()
 	if err := c.Client.CoreV1().Pods("kube-system").Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
@@ -104,9 +126,47 @@ spec:
 		return nil
 	})
 	t.Logf("kubesky pod %s deleted; the Deployment had 2 ready pods again %s later", victim, time.Since(start).Round(100*time.Millisecond))
-	log := waitForLog(t, c, "load", func(log string) bool { return strings.Contains(log, "END") })
+}
+
+// drainNode drains node with kubectl drain (evictions, which the
+// PodDisruptionBudget gates), waits until 2 kubesky pods are ready on
+// other nodes, then makes the node schedulable again.
+func drainNode(t *testing.T, c *cluster.Cluster, node string) {
+	start := time.Now()
+	out := kubectl(t, c, nil, "drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=3m")
+	t.Cleanup(func() { kubectl(t, c, nil, "uncordon", node) })
+	t.Logf("kubectl drain %s:\n%s", node, out)
+	polltest.Every(t, 2*time.Minute, apiPoll, "kubesky pods ready on the other nodes", func() error {
+		nodes := kubeskyNodes(t, c)
+		if len(nodes) != 2 || nodes[0] == node || nodes[1] == node || nodes[0] == nodes[1] {
+			return fmt.Errorf("ready kubesky pods on %v", nodes)
+		}
+		return nil
+	})
+	t.Logf("node %s drained; 2 kubesky pods ready on %v %s after the drain began", node, kubeskyNodes(t, c), time.Since(start).Round(100*time.Millisecond))
+}
+
+// lookupsDuring runs loadLookups lookups at about 20 a second from a pod
+// named name (on node, when it is not empty), calls disrupt once they have
+// started, and fails the test if any lookup failed.
+func lookupsDuring(t *testing.T, c *cluster.Cluster, name, node string, disrupt func()) {
+	script := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do
+  if nslookup web.default.svc.cluster.local >/dev/null 2>&1; then echo ok; else echo FAIL $(date +%%T); fi
+  i=$((i+1)); usleep %d; done; echo END`, loadLookups, loadPauseUS)
+	pod := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  nodeName: %q
+  restartPolicy: Never
+  containers: [{name: main, image: %s, imagePullPolicy: Never, command: ["sh", "-c", %q]}]
+`, name, node, cluster.ClientImage, script)
+	kubectl(t, c, []byte(pod), "apply", "-f", "-")
+	waitForLog(t, c, name, func(log string) bool { return strings.Count(log, "\n") >= 40 })
+	disrupt()
+	log := waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "END") })
 	ok, failed := strings.Count(log, "ok\n"), strings.Count(log, "FAIL")
-	t.Logf("pod deletion under load: %d lookups, %d failed", ok+failed, failed)
+	t.Logf("%s: %d lookups, %d failed", t.Name(), ok+failed, failed)
 	if failed != 0 || ok != loadLookups {
 		t.Errorf("%d lookups ok, %d failed, want %d ok:\n%s", ok, failed, loadLookups, grepFail(log))
 	}
@@ -155,17 +215,36 @@ func waitForLog(t *testing.T, c *cluster.Cluster, pod string, done func(string) 
 // kubeskyPods lists the ready kubesky pods.
 func kubeskyPods(t *testing.T, c *cluster.Cluster) []string {
 	t.Helper()
+	var names []string
+	for _, pod := range readyKubeskyPods(t, c) {
+		names = append(names, pod.Name)
+	}
+	return names
+}
+
+// kubeskyNodes lists the nodes of the ready kubesky pods, one per pod.
+func kubeskyNodes(t *testing.T, c *cluster.Cluster) []string {
+	t.Helper()
+	var nodes []string
+	for _, pod := range readyKubeskyPods(t, c) {
+		nodes = append(nodes, pod.Spec.NodeName)
+	}
+	return nodes
+}
+
+func readyKubeskyPods(t *testing.T, c *cluster.Cluster) []corev1.Pod {
+	t.Helper()
 	list, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=kubesky"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var ready []corev1.Pod
 	for i := range list.Items {
 		if podReady(&list.Items[i]) {
-			names = append(names, list.Items[i].Name)
+			ready = append(ready, list.Items[i])
 		}
 	}
-	return names
+	return ready
 }
 
 func serviceIP(t *testing.T, c *cluster.Cluster, name string) string {

@@ -38,7 +38,7 @@ func TestConformance(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	out, report := filepath.Join(dir, "e2e.log"), filepath.Join(dir, "e2e.json")
-	args := []string{"--net=" + cluster.NetNSPath(c.Cfg().NetNS), "--", e2e,
+	args := []string{"--net=" + cluster.NetNSPath(c.Cfg().ClientNetNS()), "--", e2e,
 		"--kubeconfig=" + c.Cfg().Kubeconfig(),
 		"--provider=local",
 		"--ginkgo.focus=" + focus,

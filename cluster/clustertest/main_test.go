@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,11 @@ func startCluster(t *testing.T, overlay string) *cluster.Cluster {
 	}
 	cfg := cluster.DefaultConfig(repo)
 	cfg.Out = testWriter{t}
+	if n := os.Getenv("KUBESKY_CLUSTER_NODES"); n != "" {
+		if cfg.Nodes, err = strconv.Atoi(n); err != nil {
+			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)
+		}
+	}
 	cfg.Overlay = overlay
 	before := readHostState(t)
 	t.Cleanup(func() { checkHostUnchanged(t, before) })
@@ -45,8 +51,10 @@ func startCluster(t *testing.T, overlay string) *cluster.Cluster {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, name := range []string{"kubelet", "containerd", "kube-proxy"} {
-				t.Logf("--- end of %s.log:\n%s", name, tailFile(filepath.Join(cfg.DataDir, "run", "logs", name+".log")))
+			for _, n := range cfg.AllNodes() {
+				for _, name := range []string{"kubelet", "containerd", "kube-proxy"} {
+					t.Logf("--- end of %s's %s.log:\n%s", n.Name, name, tailFile(cfg.NodeLog(n, name)))
+				}
 			}
 		}
 		c.Stop()

@@ -1,9 +1,10 @@
-// Command kubesky-cluster runs a real single-node Kubernetes with kubesky as
-// its cluster DNS, inside a network namespace of its own, until Ctrl-C (see
-// package cluster and docs/cluster.md). It must run as root.
+// Command kubesky-cluster runs a real Kubernetes of one control plane and
+// --nodes nodes with kubesky as its cluster DNS, inside network namespaces
+// of its own, until Ctrl-C (see package cluster and docs/cluster.md). It
+// must run as root.
 //
 //	kubesky-cluster up        build what is missing, start, wait for Ctrl-C, stop
-//	kubesky-cluster clean     remove what a crashed run left (processes, cgroups, namespace)
+//	kubesky-cluster clean     remove what a crashed run left (processes, cgroups, namespaces)
 //	kubesky-cluster upstream  the stand-in upstream resolver (started by up, inside the namespace)
 package main
 
@@ -36,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	repo := fs.String("repo", ".", "the kubesky repository (deploy/, cluster/overlay, bin/)")
 	dataDir := fs.String("data-dir", "", "where the cluster keeps images and state (default <repo>/.cache/cluster)")
 	addr := fs.String("addr", cluster.UpstreamIP+":53", "upstream: the address to answer on")
+	nodes := fs.Int("nodes", 1, fmt.Sprintf("up: how many nodes run pods (1 to %d)", cluster.MaxNodes))
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
@@ -46,6 +48,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.DataDir = absolute(*dataDir)
 	}
 	cfg.Out = stdout
+	cfg.Nodes = *nodes
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "kubesky-cluster %s: --%v\n", args[0], err)
+		return 2
+	}
 	var err error
 	switch args[0] {
 	case "up":
@@ -89,11 +96,12 @@ func up(ctx context.Context, cfg cluster.Config, w io.Writer) error {
 func guide(cfg cluster.Config) string {
 	kubectl := fmt.Sprintf("ip netns exec %s %s --kubeconfig %s", cfg.NetNS, filepath.Join(cfg.BinDir, "kubectl"), cfg.Kubeconfig())
 	return fmt.Sprintf(`
-The cluster runs inside the network namespace %[1]s, with kubesky as its DNS (kube-dns, %[2]s).
-In another terminal (as root):
+The control plane runs inside the network namespace %[1]s, node i inside %[1]s-node-i, with
+kubesky as the cluster DNS (kube-dns, %[2]s). In another terminal (as root):
 
   alias k='%[3]s'
-  k get pods -A
+  k get nodes -L topology.kubernetes.io/zone
+  k get pods -A -o wide
   k run -it --rm client --image=%[4]s --image-pull-policy=Never --restart=Never -- nslookup kubernetes
 
 Ctrl-C stops everything and removes the namespace.

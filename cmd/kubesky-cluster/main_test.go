@@ -17,6 +17,8 @@ func TestBadCommandLines(t *testing.T) {
 		{"no command", nil, "usage: kubesky-cluster up|clean|upstream"},
 		{"an unknown command", []string{"down"}, `unknown command "down"`},
 		{"an unknown flag", []string{"up", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"no nodes", []string{"up", "--nodes=0"}, "--nodes: 0 is not between 1 and 40"},
+		{"a node count that is not a number", []string{"up", "--nodes=three"}, `invalid argument "three" for "--nodes"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
