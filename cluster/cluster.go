@@ -24,7 +24,7 @@ const (
 
 // Cluster is a running cluster. Stop it with Stop.
 type Cluster struct {
-	cfg    Config
+	cfg   Config
 	files *kubeproc.APIServerFiles
 	procs *kubeproc.Group
 	// holders own the nodes' private mount namespaces, by node index.
