@@ -22,6 +22,11 @@ type component struct {
 	log    string // the log file
 }
 
+// FeatureGates are the API server's gates beyond the defaults:
+// RelaxedServiceNameValidation lets a Service's name start with a digit,
+// which one of Kubernetes' DNS e2e tests asks for.
+const FeatureGates = "RelaxedServiceNameValidation=true"
+
 // controlPlane are etcd, the API server and the stand-in upstream resolver:
 // processes that need only the network namespace.
 func (c *Cluster) controlPlane() []component {
@@ -41,7 +46,8 @@ func (c *Cluster) controlPlane() []component {
 		},
 		{
 			name:  "kube-apiserver",
-			argv:  append([]string{c.cfg.bin("kube-apiserver")}, append(api.Args(), "--allow-privileged=true", "--kubelet-preferred-address-types=InternalIP")...),
+			argv:  append([]string{c.cfg.bin("kube-apiserver")}, append(api.Args(), "--allow-privileged=true", "--kubelet-preferred-address-types=InternalIP",
+				"--feature-gates="+FeatureGates)...),
 			ready: c.apiserverReady,
 		},
 		{

@@ -5,8 +5,13 @@
 NODES ?=
 CLUSTER_GO_TEST = KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
+# Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
+# [Feature:PerformanceDNS]; TestConformance skips only those that need the internet or a cloud.
+CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
+# TOPOLOGY: per-pod (deploy/kubernetes) or shared (deploy/shared-etcd), for the conformance targets.
+TOPOLOGY ?= per-pod
 
-.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance
+.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1)
@@ -29,6 +34,9 @@ test-cluster: build cluster-tools ## the real cluster (NODES=3): lookups from po
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
 
-conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root)
+conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root; TOPOLOGY=per-pod|shared)
 	@$(call with_ticker,integration/tools/build.sh conformance)
-	KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' $(CLUSTER_GO_TEST) -timeout 30m -run '^TestConformance$$' ./cluster/clustertest/
+	KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' KUBESKY_CONFORMANCE_TOPOLOGY=$(TOPOLOGY) $(CLUSTER_GO_TEST) -timeout 45m -run '^TestConformance$$' ./cluster/clustertest/
+
+conformance-full: ## every [sig-network] DNS e2e test that can run offline, [Slow], [Serial] and [Feature:PerformanceDNS] too (root; TOPOLOGY=per-pod|shared)
+	@$(MAKE) --no-print-directory conformance CONFORMANCE_FOCUS='$(CONFORMANCE_FULL_FOCUS)'

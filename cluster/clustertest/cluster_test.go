@@ -1,6 +1,7 @@
 package clustertest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -134,7 +135,7 @@ func deleteKubeskyPod(t *testing.T, c *cluster.Cluster) {
 func drainNode(t *testing.T, c *cluster.Cluster, node string) {
 	start := time.Now()
 	out := kubectl(t, c, nil, "drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=3m")
-	t.Cleanup(func() { kubectl(t, c, nil, "uncordon", node) })
+	t.Cleanup(func() { uncordon(t, c, node) })
 	t.Logf("kubectl drain %s:\n%s", node, out)
 	polltest.Every(t, 2*time.Minute, apiPoll, "kubesky pods ready on the other nodes", func() error {
 		nodes := kubeskyNodes(t, c)
@@ -144,6 +145,16 @@ func drainNode(t *testing.T, c *cluster.Cluster, node string) {
 		return nil
 	})
 	t.Logf("node %s drained; 2 kubesky pods ready on %v %s after the drain began", node, kubeskyNodes(t, c), time.Since(start).Round(100*time.Millisecond))
+}
+
+// uncordon makes node schedulable again, at the end of a test (whose
+// context is done by then).
+func uncordon(t *testing.T, c *cluster.Cluster, node string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := c.Cfg().Kubectl(ctx, "uncordon", node).CombinedOutput(); err != nil {
+		t.Errorf("kubectl uncordon %s: %v\n%s", node, err, out)
+	}
 }
 
 // lookupsDuring runs loadLookups lookups at about 20 a second from a pod

@@ -41,11 +41,7 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("kubectl kustomize renders the objects deploy.SharedEtcd reads", func(t *testing.T) {
 		checkRender(t, c)
 	})
-	createEtcdSecret(t, c)
-	createLocalVolumes(t, c, 3)
-	if err := c.Deploy(t.Context(), filepath.Join("cluster", "overlay-shared")); err != nil {
-		t.Fatal(err)
-	}
+	deployShared(t, c)
 	t.Run("the overlay runs 3 etcd members on bound volumes, 2 kube2sky, 2 skydns, 3 PDBs and the HPA", func(t *testing.T) {
 		checkSharedTopology(t, c)
 	})
@@ -55,6 +51,17 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("etcd leader, kube2sky leader and a skydns pod deleted under load and churn", func(t *testing.T) {
 		disruptUnderLoad(t, c)
 	})
+}
+
+// deployShared deploys cluster/overlay-shared with the Secret and the
+// volumes it needs.
+func deployShared(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	createEtcdSecret(t, c)
+	createLocalVolumes(t, c, 3)
+	if err := c.Deploy(t.Context(), filepath.Join("cluster", "overlay-shared")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkRender compares what `kubectl kustomize deploy/shared-etcd` renders
