@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"os"
 	"time"
 
@@ -132,10 +134,11 @@ func (c *Cluster) prepare() error {
 		}
 	}
 	c.files = kubeproc.APIServerFilesIn(p.pki)
-	if err := c.files.Write(kubeproc.PKIOptions{ExtraNames: []string{ControlPlaneIP}}); err != nil {
+	addr := c.cfg.Addresses().ControlPlane
+	if err := c.files.Write(kubeproc.PKIOptions{ExtraNames: []string{addr}}); err != nil {
 		return err
 	}
-	url := fmt.Sprintf("https://%s:%d", ControlPlaneIP, APIPort)
+	url := "https://" + net.JoinHostPort(addr, strconv.Itoa(APIPort))
 	if err := c.files.WriteKubeconfig(p.kubeconfig, url); err != nil {
 		return err
 	}

@@ -31,9 +31,10 @@ const FeatureGates = "RelaxedServiceNameValidation=true"
 // processes that need only the network namespace.
 func (c *Cluster) controlPlane() []component {
 	p := c.cfg.paths()
+	a := c.cfg.Addresses()
 	api := kubeproc.APIServer{
-		Port: APIPort, Bind: "0.0.0.0", Advertise: ControlPlaneIP,
-		EtcdEndpoint: etcdClient, ServiceCIDRs: ServiceCIDR, Files: c.files,
+		Port: APIPort, Bind: a.anyAddress(), Advertise: a.ControlPlane,
+		EtcdEndpoint: etcdClient, ServiceCIDRs: a.ServiceCIDR, Files: c.files,
 	}
 	return []component{
 		{
@@ -52,7 +53,7 @@ func (c *Cluster) controlPlane() []component {
 		},
 		{
 			name:  "upstream",
-			argv:  []string{c.cfg.bin("kubesky-cluster"), "upstream", "--addr=" + UpstreamIP + ":53"},
+			argv:  []string{c.cfg.bin("kubesky-cluster"), "upstream", "--addr=" + DNSPort(a.Upstream)},
 			ready: c.upstreamReady,
 		},
 	}
@@ -69,7 +70,7 @@ func (c *Cluster) controllers() []component {
 		"--cert-dir="+filepath.Join(p.run, "kcm"),
 		"--controllers=*,-nodeipam", "--use-service-account-credentials=true",
 		"--service-account-private-key-file="+c.files.ServiceAccountKeyFile,
-		"--root-ca-file="+c.files.CAFile, "--service-cluster-ip-range="+ServiceCIDR, "--profiling=false")
+		"--root-ca-file="+c.files.CAFile, "--service-cluster-ip-range="+c.cfg.Addresses().ServiceCIDR, "--profiling=false")
 	sched := append([]string{c.cfg.bin("kube-scheduler")}, kubeconfigs...)
 	sched = append(sched, "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=10259",
 		"--cert-dir="+filepath.Join(p.run, "scheduler"), "--profiling=false")

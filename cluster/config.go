@@ -6,21 +6,15 @@ import (
 	"path/filepath"
 )
 
-// The cluster's fixed addresses. They exist only inside its namespaces.
+// The cluster's fixed settings. Its addresses are in Addresses.
 const (
-	ControlPlaneIP = "10.0.0.2"  // the API server's address, on the cluster's bridge
-	gatewayIP      = "10.0.0.1"  // the nodes' default route's next hop: a dead end
-	UpstreamIP     = "10.0.0.53" // the stand-in for an upstream resolver
-	ClusterCIDR    = "10.244.0.0/16"
-	ServiceCIDR    = "10.96.0.0/16"
-	ClusterDNS     = "10.96.0.10" // the kube-dns Service of deploy/kubernetes
 	APIPort        = 6443
 	etcdClient     = "http://127.0.0.1:2379"
 	etcdPeer       = "http://127.0.0.1:2380"
 	bridgeName     = "kbr0"
 	nodeNamePrefix = "kubesky-node-"
-	// MaxNodes bounds Config.Nodes: node addresses are 10.0.0.11 up to
-	// 10.0.0.50, below the upstream's.
+	// MaxNodes bounds Config.Nodes: node addresses end in 11 up to 50, below
+	// the upstream's 53.
 	MaxNodes = 40
 )
 
@@ -46,6 +40,9 @@ type Config struct {
 	// Nodes is how many nodes run pods (1 to MaxNodes), each with its own
 	// containerd, kubelet and kube-proxy in its own network namespace.
 	Nodes int
+	// IPFamily is IPv4 or IPv6: every Service, pod and node address is of
+	// that family.
+	IPFamily string
 	// Overlay is the kustomization Start applies, relative to RepoDir
 	// (cluster/overlay by default). Empty: Start deploys no DNS, and the
 	// caller deploys one with Deploy.
@@ -61,19 +58,40 @@ func DefaultConfig(repo string) Config {
 		BinDir:  filepath.Join(repo, "bin"),
 		DataDir: filepath.Join(repo, ".cache", "cluster"),
 		NetNS:   "kubesky",
-		Nodes:   1,
-		Overlay: filepath.Join("cluster", "overlay"),
+		Nodes:    1,
+		IPFamily: IPv4,
+		Overlay:  filepath.Join("cluster", "overlay"),
 		Out:     io.Discard,
 	}
 }
 
-// Validate checks the node count.
+// Validate checks the node count and the IP family.
 func (c Config) Validate() error {
 	if c.Nodes < 1 || c.Nodes > MaxNodes {
 		return fmt.Errorf("nodes: %d is not between 1 and %d", c.Nodes, MaxNodes)
 	}
+	if _, ok := addressPlans[c.IPFamily]; !ok {
+		return fmt.Errorf("ip-family: %q is not %s or %s", c.IPFamily, IPv4, IPv6)
+	}
 	return nil
 }
+
+// IPv6Overlay is the kustomization an IPv6 cluster applies instead of
+// cluster/overlay (see WithIPFamily).
+var IPv6Overlay = filepath.Join("cluster", "overlay-ipv6")
+
+// WithIPFamily returns c for the IP family: with IPv6, the default overlay
+// becomes IPv6Overlay.
+func (c Config) WithIPFamily(family string) Config {
+	c.IPFamily = family
+	if family == IPv6 && c.Overlay == DefaultConfig("").Overlay {
+		c.Overlay = IPv6Overlay
+	}
+	return c
+}
+
+// Addresses are the cluster's addresses, of its IP family.
+func (c Config) Addresses() Addresses { return addressPlans[c.IPFamily] }
 
 // Node is one node of the cluster: its name, address, pod range, zone and
 // network namespace.
@@ -87,16 +105,19 @@ type Node struct {
 	// CgroupRoot is the cgroup (in every hierarchy) the node's kubelet puts
 	// its pods under, so that the nodes' pods stay apart.
 	CgroupRoot string
+	gateway    string // the first address of the pod range, on cni0
 }
 
 // Node returns node i (1 to Nodes).
 func (c Config) Node(i int) Node {
 	name := fmt.Sprintf("%s%d", nodeNamePrefix, i)
+	a := c.Addresses()
 	return Node{
 		Index:      i,
 		Name:       name,
-		IP:         fmt.Sprintf("10.0.0.%d", 10+i),
-		PodCIDR:    fmt.Sprintf("10.244.%d.0/24", i),
+		IP:         a.nodeIP(i),
+		PodCIDR:    a.podCIDR(i),
+		gateway:    a.podGateway(i),
 		Zone:       zones[(i-1)%len(zones)],
 		NetNS:      fmt.Sprintf("%s-node-%d", c.NetNS, i),
 		CgroupRoot: name,
@@ -110,11 +131,6 @@ func (c Config) AllNodes() []Node {
 		nodes[i] = c.Node(i + 1)
 	}
 	return nodes
-}
-
-// gateway is the first address of the node's pod range, on its cni0.
-func (n Node) gateway() string {
-	return fmt.Sprintf("10.244.%d.1", n.Index)
 }
 
 // paths are the files of one run, all under DataDir.
@@ -164,7 +180,8 @@ func (c Config) NodeLog(n Node, daemon string) string {
 }
 
 // Kubeconfig is the admin kubeconfig of the running cluster. Its server,
-// https://10.0.0.2:6443, is reachable only inside the namespaces.
+// https://10.0.0.2:6443 (or [fd00:10::2]), is reachable only inside the
+// namespaces.
 func (c Config) Kubeconfig() string { return c.paths().kubeconfig }
 
 // ClientNetNS is the namespace the cluster's clients run in (kubectl, the

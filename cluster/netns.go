@@ -37,17 +37,18 @@ func createNetworks(cfg Config) error {
 			return err
 		}
 	}
+	a := cfg.Addresses()
 	steps := [][]string{
 		{"netns", "add", cfg.NetNS},
 		{"-n", cfg.NetNS, "link", "set", "lo", "up"},
 		{"-n", cfg.NetNS, "link", "add", bridgeName, "type", "bridge"},
-		{"-n", cfg.NetNS, "addr", "add", ControlPlaneIP + "/24", "dev", bridgeName},
-		{"-n", cfg.NetNS, "addr", "add", UpstreamIP + "/32", "dev", bridgeName},
+		{a.ip(), "-n", cfg.NetNS, "addr", "add", prefix(a.ControlPlane, a.bridgeBits), "dev", bridgeName, "nodad"},
+		{a.ip(), "-n", cfg.NetNS, "addr", "add", prefix(a.Upstream, a.hostBits), "dev", bridgeName, "nodad"},
 		{"-n", cfg.NetNS, "link", "set", bridgeName, "up"},
 	}
 	nodes := cfg.AllNodes()
 	for _, n := range nodes {
-		steps = append(steps, nodeLinkSteps(cfg.NetNS, n, nodes)...)
+		steps = append(steps, nodeLinkSteps(cfg.NetNS, a, n, nodes)...)
 	}
 	for _, step := range steps {
 		if err := run("ip", step...); err != nil {
@@ -59,26 +60,30 @@ func createNetworks(cfg Config) error {
 
 // nodeLinkSteps are the `ip` commands that make node n's namespace and join
 // it to the bridge in the control plane's namespace.
-func nodeLinkSteps(control string, n Node, nodes []Node) [][]string {
+func nodeLinkSteps(control string, a Addresses, n Node, nodes []Node) [][]string {
 	port := fmt.Sprintf("veth-node-%d", n.Index)
 	in := func(args ...string) []string { return append([]string{"-n", n.NetNS}, args...) }
+	in46 := func(args ...string) []string { return append([]string{a.ip(), "-n", n.NetNS}, args...) }
 	steps := [][]string{
 		{"netns", "add", n.NetNS},
 		in("link", "set", "lo", "up"),
 		{"-n", control, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", n.NetNS},
 		{"-n", control, "link", "set", port, "master", bridgeName, "up"},
-		in("addr", "add", n.IP+"/24", "dev", "eth0"),
+		in46("addr", "add", prefix(n.IP, a.bridgeBits), "dev", "eth0", "nodad"),
 		in("link", "set", "eth0", "up"),
-		in("route", "add", "default", "via", gatewayIP, "dev", "eth0", "onlink"),
-		{"-n", control, "route", "add", n.PodCIDR, "via", n.IP},
+		in46("route", "add", "default", "via", a.gateway, "dev", "eth0", "onlink"),
+		{a.ip(), "-n", control, "route", "add", n.PodCIDR, "via", n.IP},
 	}
 	for _, other := range nodes {
 		if other.Index != n.Index {
-			steps = append(steps, in("route", "add", other.PodCIDR, "via", other.IP))
+			steps = append(steps, in46("route", "add", other.PodCIDR, "via", other.IP))
 		}
 	}
 	return steps
 }
+
+// prefix is ip/bits.
+func prefix(ip string, bits int) string { return fmt.Sprintf("%s/%d", ip, bits) }
 
 // clusterNetNSes lists the namespaces of the cluster named control that
 // exist: the control plane's and every node's, however many a crashed run

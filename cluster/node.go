@@ -63,9 +63,9 @@ func (c Config) writeNodeFiles(n Node) error {
 	files := map[string]string{
 		filepath.Join(p.containerd, "config.toml"):           containerdConfig(p),
 		filepath.Join(p.cni, "net.d", "10-kubesky.conflist"): cniConfig(n, p),
-		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(n, p),
-		filepath.Join(p.kubelet, "resolv.conf"):              "nameserver " + UpstreamIP + "\n",
-		p.kubeProxy:                                          kubeProxyConfig(n, c.Kubeconfig()),
+		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(n, p, c.Addresses().ClusterDNS),
+		filepath.Join(p.kubelet, "resolv.conf"):              "nameserver " + c.Addresses().Upstream + "\n",
+		p.kubeProxy:                                          kubeProxyConfig(n, c.Addresses().ClusterCIDR, c.Kubeconfig()),
 		p.holder:                                             holderScript(p),
 	}
 	for name, value := range maskedSysctls {
@@ -116,16 +116,16 @@ func cniConfig(n Node, p nodePaths) string {
 	return fmt.Sprintf(`{"cniVersion": "0.4.0", "name": "kubesky", "plugins": [
   {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
    "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": %q}]],
-            "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}},
+            "routes": [{"dst": %q}], "dataDir": %q}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
-`, n.PodCIDR, n.gateway(), filepath.Join(p.cni, "ipam"))
+`, n.PodCIDR, n.gateway, defaultRoute(n.IP), filepath.Join(p.cni, "ipam"))
 }
 
 // kubeletConfig: cgroupfs (containerd 1.6 does not report a driver) under
 // the node's own cgroup root, cgroup v1 allowed, the cluster DNS, the
 // stand-in upstream as the node's resolver, and no image garbage
 // collection (the images cannot be pulled again).
-func kubeletConfig(n Node, p nodePaths) string {
+func kubeletConfig(n Node, p nodePaths, clusterDNS string) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
@@ -133,7 +133,7 @@ cgroupRoot: /%[5]s
 failSwapOn: false
 failCgroupV1: false
 containerRuntimeEndpoint: unix://%[1]s
-clusterDNS: [%[2]s]
+clusterDNS: ["%[2]s"]
 clusterDomain: cluster.local
 resolvConf: %[3]s/resolv.conf
 authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
@@ -148,12 +148,12 @@ evictionHard: {"memory.available": "100Mi", "nodefs.available": "1%%", "imagefs.
 podLogsDir: %[3]s/pod-logs
 volumePluginDir: %[3]s/volume-plugins
 serializeImagePulls: false
-`, p.socket, ClusterDNS, p.kubelet, n.IP, n.CgroupRoot)
+`, p.socket, clusterDNS, p.kubelet, n.IP, n.CgroupRoot)
 }
 
 // kubeProxyConfig: iptables mode, leaving the global conntrack settings
 // alone; metrics and health on loopback.
-func kubeProxyConfig(n Node, kubeconfig string) string {
+func kubeProxyConfig(n Node, clusterCIDR, kubeconfig string) string {
 	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
@@ -163,5 +163,13 @@ clientConnection: {kubeconfig: %s}
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 metricsBindAddress: 127.0.0.1:10249
 healthzBindAddress: 127.0.0.1:10256
-`, ClusterCIDR, n.Name, kubeconfig)
+`, clusterCIDR, n.Name, kubeconfig)
+}
+
+// defaultRoute is the default route of ip's family.
+func defaultRoute(ip string) string {
+	if strings.Contains(ip, ":") {
+		return "::/0"
+	}
+	return "0.0.0.0/0"
 }

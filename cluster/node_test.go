@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestNodeConfigsUseTheNodesOwnDirectory(t *testing.T) {
 	p := cfg.nodePaths(n)
 	for name, text := range map[string]string{
 		"containerd": containerdConfig(p),
-		"kubelet":    kubeletConfig(n, p),
+		"kubelet":    kubeletConfig(n, p, "10.96.0.10"),
 		"cni":        cniConfig(n, p),
 	} {
 		if !strings.Contains(text, "/repo/.cache/cluster/run/kubesky-node-2/") {
@@ -41,7 +42,7 @@ func TestNodeConfigsUseTheNodesOwnDirectory(t *testing.T) {
 		"cni":        `"subnet": "10.244.2.0/24", "gateway": "10.244.2.1"`,
 		"kube-proxy": "hostnameOverride: kubesky-node-2\n",
 	} {
-		text := map[string]string{"kubelet": kubeletConfig(n, p), "cni": cniConfig(n, p), "kube-proxy": kubeProxyConfig(n, cfg.Kubeconfig())}[name]
+		text := map[string]string{"kubelet": kubeletConfig(n, p, "10.96.0.10"), "cni": cniConfig(n, p), "kube-proxy": kubeProxyConfig(n, "10.244.0.0/16", cfg.Kubeconfig())}[name]
 		if !strings.Contains(text, want) {
 			t.Errorf("%s config lacks %q:\n%s", name, want, text)
 		}
@@ -55,7 +56,7 @@ func TestEveryNodeIsJoinedToTheBridgeWithRoutesToTheOthers(t *testing.T) {
 	cfg := DefaultConfig("/repo")
 	cfg.Nodes = 3
 	nodes := cfg.AllNodes()
-	steps := nodeLinkSteps(cfg.NetNS, nodes[1], nodes)
+	steps := nodeLinkSteps(cfg.NetNS, cfg.Addresses(), nodes[1], nodes)
 	var text []string
 	for _, s := range steps {
 		text = append(text, strings.Join(s, " "))
@@ -64,16 +65,16 @@ func TestEveryNodeIsJoinedToTheBridgeWithRoutesToTheOthers(t *testing.T) {
 	for _, want := range []string{
 		"netns add kubesky-node-2",
 		"-n kubesky link set veth-node-2 master kbr0 up",
-		"-n kubesky-node-2 addr add 10.0.0.12/24 dev eth0",
-		"-n kubesky route add 10.244.2.0/24 via 10.0.0.12",
-		"-n kubesky-node-2 route add 10.244.1.0/24 via 10.0.0.11",
-		"-n kubesky-node-2 route add 10.244.3.0/24 via 10.0.0.13",
+		"-4 -n kubesky-node-2 addr add 10.0.0.12/24 dev eth0",
+		"-4 -n kubesky route add 10.244.2.0/24 via 10.0.0.12",
+		"-4 -n kubesky-node-2 route add 10.244.1.0/24 via 10.0.0.11",
+		"-4 -n kubesky-node-2 route add 10.244.3.0/24 via 10.0.0.13",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the steps for node 2 lack %q:\n%s", want, all)
 		}
 	}
-	if strings.Contains(all, "-n kubesky-node-2 route add 10.244.2.0/24") {
+	if strings.Contains(all, "-n kubesky-node-2 route add 10.244.2.0/24 ") {
 		t.Errorf("node 2 routes its own pod range elsewhere:\n%s", all)
 	}
 }
@@ -93,5 +94,40 @@ func TestNodeCountIsBounded(t *testing.T) {
 	}
 	if zones := []string{cfg.Node(1).Zone, cfg.Node(2).Zone, cfg.Node(3).Zone}; zones[0] == zones[1] || zones[0] != zones[2] {
 		t.Errorf("zones of 3 nodes: %v, want two zones with nodes 1 and 3 sharing one", zones)
+	}
+}
+
+func TestAnIPv6ClusterHasOnlyIPv6Addresses(t *testing.T) {
+	cfg := DefaultConfig("/repo")
+	cfg.Nodes, cfg.IPFamily = 2, IPv6
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := cfg.Node(2)
+	p := cfg.nodePaths(n)
+	a := cfg.Addresses()
+	for name, text := range map[string]string{
+		"cni":        cniConfig(n, p),
+		"kubelet":    kubeletConfig(n, p, a.ClusterDNS),
+		"kube-proxy": kubeProxyConfig(n, a.ClusterCIDR, cfg.Kubeconfig()),
+		"ip":         fmt.Sprint(nodeLinkSteps(cfg.NetNS, a, n, cfg.AllNodes())),
+	} {
+		if strings.Contains(text, "10.") {
+			t.Errorf("%s of an IPv6 cluster holds an IPv4 address:\n%s", name, text)
+		}
+	}
+	for name, want := range map[string]string{
+		"cni":     `"subnet": "fd00:10:244:2::/64", "gateway": "fd00:10:244:2::1"`,
+		"kubelet": `clusterDNS: ["fd00:10:96::a"]`,
+		"ip":      "-6 -n kubesky-node-2 route add fd00:10:244:1::/64 via fd00:10::11",
+	} {
+		text := map[string]string{"cni": cniConfig(n, p), "kubelet": kubeletConfig(n, p, a.ClusterDNS), "ip": fmt.Sprint(nodeLinkSteps(cfg.NetNS, a, n, cfg.AllNodes()))}[name]
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, text)
+		}
+	}
+	cfg.IPFamily = "ipv5"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `"ipv5"`) {
+		t.Errorf("IP family ipv5: %v", err)
 	}
 }

@@ -49,7 +49,7 @@ func (c *Cluster) nodeReady(ctx context.Context, name string) error {
 
 // upstreamReady asks the stand-in upstream for one of its names.
 func (c *Cluster) upstreamReady(ctx context.Context) error {
-	_, err := c.Exchange(ctx, UpstreamIP+":53", "www.example.org.", dns.TypeA)
+	_, err := c.Exchange(ctx, DNSPort(c.cfg.Addresses().Upstream), "www.example.org.", dns.TypeA)
 	return err
 }
 

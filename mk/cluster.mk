@@ -2,8 +2,10 @@
 # network namespaces of its own (package cluster, cmd/kubesky-cluster; see docs/cluster.md).
 # Every target needs root. NODES: 1 for `make cluster`, 3 for the tests, unless given.
 
+# IP_FAMILY: ipv4 or ipv6, the one family of every Service, pod and node address.
 NODES ?=
-CLUSTER_GO_TEST = KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) $(GO) test -count=1 -v
+IP_FAMILY ?= ipv4
+CLUSTER_GO_TEST = KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 # Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
 # [Feature:PerformanceDNS]; TestConformance skips only those that need the internet or a cloud.
@@ -13,8 +15,8 @@ TOPOLOGY ?= per-pod
 
 .PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance conformance-full
 
-cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
-	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1)
+cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
+	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY)
 
 # with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
 with_ticker = start=$$(date +%s); \

@@ -105,7 +105,7 @@ func (ch *churn) check(change, name, ip string) {
 		err := poll.Every(context.Background(), churnGiveUp, churnPoll, func(ctx context.Context) error {
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
-			reply, err := ch.c.Exchange(ctx, cluster.ClusterDNS+":53", fqdn, dns.TypeA)
+			reply, err := ch.c.Exchange(ctx, cluster.DNSPort(ch.c.Cfg().Addresses().ClusterDNS), fqdn, dns.TypeA)
 			if err == nil && !answers(reply, ip) {
 				err = errNotYet
 			}

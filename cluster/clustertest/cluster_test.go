@@ -36,7 +36,7 @@ func TestCluster(t *testing.T) {
 	t.Run("the kubelet writes the cluster DNS into resolv.conf", func(t *testing.T) {
 		got := execIn(t, c, "busybox", "cat", "/etc/resolv.conf")
 		for _, want := range []string{
-			"nameserver " + cluster.ClusterDNS,
+			"nameserver " + c.Cfg().Addresses().ClusterDNS,
 			"search default.svc.cluster.local svc.cluster.local cluster.local",
 			"options ndots:5",
 		} {

@@ -89,7 +89,7 @@ func createService(t *testing.T, c *cluster.Cluster, name string) {
 
 // resolves is nil once the kube-dns Service answers name with an address.
 func resolves(t *testing.T, c *cluster.Cluster, name string) error {
-	reply, err := c.Exchange(t.Context(), cluster.ClusterDNS+":53", name, dns.TypeA)
+	reply, err := c.Exchange(t.Context(), cluster.DNSPort(c.Cfg().Addresses().ClusterDNS), name, dns.TypeA)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,12 @@ func startCluster(t *testing.T, overlay string) *cluster.Cluster {
 	}
 	cfg := cluster.DefaultConfig(repo)
 	cfg.Out = testWriter{t}
+	if family := os.Getenv("KUBESKY_CLUSTER_IP_FAMILY"); family != "" {
+		cfg = cfg.WithIPFamily(family)
+		if overlay == cluster.DefaultConfig("").Overlay {
+			overlay = cfg.Overlay
+		}
+	}
 	if n := os.Getenv("KUBESKY_CLUSTER_NODES"); n != "" {
 		if cfg.Nodes, err = strconv.Atoi(n); err != nil {
 			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)

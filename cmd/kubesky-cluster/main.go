@@ -36,8 +36,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet(args[0], pflag.ContinueOnError)
 	repo := fs.String("repo", ".", "the kubesky repository (deploy/, cluster/overlay, bin/)")
 	dataDir := fs.String("data-dir", "", "where the cluster keeps images and state (default <repo>/.cache/cluster)")
-	addr := fs.String("addr", cluster.UpstreamIP+":53", "upstream: the address to answer on")
+	addr := fs.String("addr", cluster.DNSPort(cluster.DefaultConfig("").Addresses().Upstream), "upstream: the address to answer on")
 	nodes := fs.Int("nodes", 1, fmt.Sprintf("up: how many nodes run pods (1 to %d)", cluster.MaxNodes))
+	family := fs.String("ip-family", cluster.IPv4, "up: the cluster's one IP family, ipv4 or ipv6")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
@@ -48,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.DataDir = absolute(*dataDir)
 	}
 	cfg.Out = stdout
+	cfg = cfg.WithIPFamily(*family)
 	cfg.Nodes = *nodes
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: --%v\n", args[0], err)
@@ -105,7 +107,7 @@ kubesky as the cluster DNS (kube-dns, %[2]s). In another terminal (as root):
   k run -it --rm client --image=%[4]s --image-pull-policy=Never --restart=Never -- nslookup kubernetes
 
 Ctrl-C stops everything and removes the namespace.
-`, cfg.NetNS, cluster.ClusterDNS, kubectl, cluster.ClientImage)
+`, cfg.NetNS, cfg.Addresses().ClusterDNS, kubectl, cluster.ClientImage)
 }
 
 func absolute(path string) string {
