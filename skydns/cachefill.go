@@ -17,14 +17,18 @@ import (
 // packed, and what it was made from. Names outside the zones (the
 // forwarder's), the time before the first list (SERVFAIL), answers whose
 // CNAME chain leaves the zones (whether the external target is resolved
-// depends on the client and its RD bit) and, with autopath, NXDOMAIN for
-// names a pod's search path makes stay on the ordinary path.
+// depends on the client and its RD bit), NXDOMAIN in a reverse zone with
+// reverse fallthrough (the forwarder may answer it, depending on the
+// client) and, with autopath, NXDOMAIN for names a pod's search path make
+// stay on the ordinary path.
 type cacheFiller struct {
 	resolver   *resolver.Resolver
 	mirror     *Mirror
 	maxUDPSize int
 	rotate     bool // as router.rotate: the fast path turns the records
 	autopath   bool // as router.autopath
+	// reverseFallthrough is router.reverseFallthrough.
+	reverseFallthrough bool
 }
 
 var _ fastpath.Source = (*cacheFiller)(nil)
@@ -62,6 +66,9 @@ func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
 	}
 	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
 		return a, false // a pod's search-path query: the answer depends on who asks
+	}
+	if f.reverseFallthrough && zone.Reverse() && resp.Rcode == dns.RcodeNameError {
+		return a, false // the forwarder may answer it, for a client that may recurse
 	}
 	dnsserver.Fit(resp, req, "udp", f.maxUDPSize)
 	wire, err := pack(resp, a.Rotate)

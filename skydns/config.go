@@ -64,6 +64,10 @@ type Config struct {
 	// Autopath answers a pod's first search-path query with the answer its
 	// search path reaches; it needs PodRecords "verified".
 	Autopath bool
+	// ReverseFallthrough forwards a reverse (PTR) name that no record
+	// answers to the forwarder, for clients that may recurse, instead of
+	// answering NXDOMAIN.
+	ReverseFallthrough bool
 	// Etcd says how to reach etcd; with no endpoints an embedded etcd is
 	// started.
 	Etcd etcdstore.ClientOptions
@@ -128,29 +132,30 @@ const DefaultGCPercent = 25
 // DefaultConfig returns the settings the flags default to.
 func DefaultConfig() Config {
 	return Config{
-		DNSAddr:           "127.0.0.1:1053",
-		FastPath:          true,
-		UDPSockets:        runtime.GOMAXPROCS(0),
-		GCPercent:         DefaultGCPercent,
-		TCP:               DefaultTCPLimits(),
-		HTTPAddr:          "127.0.0.1:8081",
-		Zones:             []string{"cluster.local."},
-		Prefix:            contract.DefaultPrefix,
-		TTL:               30,
-		PodRecords:        string(resolver.PodsDisabled),
-		Rotate:            true,
-		Etcd:              etcdstore.DefaultClientOptions(),
-		EtcdProbeInterval: 2 * time.Second,
-		EtcdDataDir:       "./data/etcd",
-		EmbeddedEtcdAddr:  "127.0.0.1:2379",
-		LogLevel:          "info",
-		Lameduck:          5 * time.Second,
-		LogFormat:         logging.FormatText,
-		LogQueries:        "none",
-		LogQueriesSample:  1,
-		ShutdownTimeout:   10 * time.Second,
-		Forward:           forward.DefaultConfig(),
-		RRL:               DefaultRRLConfig(),
+		DNSAddr:            "127.0.0.1:1053",
+		FastPath:           true,
+		UDPSockets:         runtime.GOMAXPROCS(0),
+		GCPercent:          DefaultGCPercent,
+		TCP:                DefaultTCPLimits(),
+		HTTPAddr:           "127.0.0.1:8081",
+		Zones:              []string{"cluster.local."},
+		Prefix:             contract.DefaultPrefix,
+		TTL:                30,
+		PodRecords:         string(resolver.PodsDisabled),
+		Rotate:             true,
+		ReverseFallthrough: true,
+		Etcd:               etcdstore.DefaultClientOptions(),
+		EtcdProbeInterval:  2 * time.Second,
+		EtcdDataDir:        "./data/etcd",
+		EmbeddedEtcdAddr:   "127.0.0.1:2379",
+		LogLevel:           "info",
+		Lameduck:           5 * time.Second,
+		LogFormat:          logging.FormatText,
+		LogQueries:         "none",
+		LogQueriesSample:   1,
+		ShutdownTimeout:    10 * time.Second,
+		Forward:            forward.DefaultConfig(),
+		RRL:                DefaultRRLConfig(),
 	}
 }
 
@@ -170,6 +175,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
 	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them")
 	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
+	fs.BoolVar(&c.ReverseFallthrough, "reverse-fallthrough", c.ReverseFallthrough, "forward a PTR question in in-addr.arpa. or ip6.arpa. that no record answers to the upstreams, for clients that may recurse, as kube-dns and CoreDNS's `fallthrough in-addr.arpa ip6.arpa` do (false: NXDOMAIN)")
 	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
 	c.Etcd.AddFlags(fs)
 	fs.DurationVar(&c.EtcdProbeInterval, "etcd-probe-interval", c.EtcdProbeInterval, "how often etcd's reachability is checked while the watch is quiet")

@@ -228,7 +228,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,
 		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
-			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath},
+			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
 		FastStats:  d.metrics.startAnswers(res),
@@ -244,7 +244,8 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
-		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
+		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate,
+			autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough}
 		cfg.FastPathChanges = changes
 		if qlog := d.queryLog(); qlog != nil {
 			cfg.FastLog = qlog.Wire

@@ -8,6 +8,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
@@ -69,4 +70,60 @@ func TestForwardingIsWired(t *testing.T) {
 			t.Fatal("no skydns_forward_ metrics")
 		}
 	})
+}
+
+// TestReverseNamesFallThroughToTheUpstreams checks --reverse-fallthrough:
+// a PTR question no record answers goes to the upstreams (as kube-dns and
+// CoreDNS's default Corefile do), on the fast path's socket too; one
+// kube2sky wrote is answered from etcd; a client that does not ask for
+// recursion, or a skydns with the flag off, gets NXDOMAIN.
+func TestReverseNamesFallThroughToTheUpstreams(t *testing.T) {
+	upstream := startUpstream(t, func(q *dns.Msg) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q)
+		hdr := dns.RR_Header{Name: q.Question[0].Name, Rrtype: dns.TypePTR, Class: dns.ClassINET, Ttl: 60}
+		resp.Answer = []dns.RR{&dns.PTR{Hdr: hdr, Ptr: "dns.google."}}
+		return resp
+	})
+	etcd := etcdtest.Start(t)
+	etcd.Put(t, contract.Key(contract.DefaultPrefix, "10.0.96.10.in-addr.arpa."), `{"host":"kube-dns.kube-system.svc.cluster.local."}`)
+	start := func(reverseFallthrough bool) *Daemon {
+		cfg := testConfig(etcd.ClientURL())
+		cfg.Forwarder = nil
+		cfg.Forward.Upstreams = []string{upstream}
+		cfg.ReverseFallthrough = reverseFallthrough
+		return startDaemon(t, cfg)
+	}
+	ptr := func(d *Daemon, name string, rd bool) (int, string) {
+		q := new(dns.Msg).SetQuestion(name, dns.TypePTR)
+		q.RecursionDesired = rd
+		resp := dnstest.Exchange(t, "udp", d.DNSAddr(), q)
+		if len(resp.Answer) != 1 {
+			return resp.Rcode, ""
+		}
+		return resp.Rcode, resp.Answer[0].(*dns.PTR).Ptr
+	}
+	on, off := start(true), start(false)
+	for _, tc := range []struct {
+		name       string
+		d          *Daemon
+		qname      string
+		rd         bool
+		rcode      int
+		wantTarget string
+	}{
+		{"an address no record names is forwarded", on, "8.8.8.8.in-addr.arpa.", true, dns.RcodeSuccess, "dns.google."},
+		{"it is forwarded again, not cached as NXDOMAIN", on, "8.8.8.8.in-addr.arpa.", true, dns.RcodeSuccess, "dns.google."},
+		{"an address kube2sky wrote is answered from etcd", on, "10.0.96.10.in-addr.arpa.", true, dns.RcodeSuccess, "kube-dns.kube-system.svc.cluster.local."},
+		{"without recursion desired the zone denies it", on, "8.8.8.8.in-addr.arpa.", false, dns.RcodeNameError, ""},
+		{"with --reverse-fallthrough=false the zone denies it", off, "8.8.8.8.in-addr.arpa.", true, dns.RcodeNameError, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			polltest.NoComplaint(t, tc.qname, func() string {
+				if rcode, target := ptr(tc.d, tc.qname, tc.rd); rcode != tc.rcode || target != tc.wantTarget {
+					return fmt.Sprintf("%s PTR: %s %q, want %s %q", tc.qname, dns.RcodeToString[rcode], target, dns.RcodeToString[tc.rcode], tc.wantTarget)
+				}
+				return ""
+			})
+		})
+	}
 }

@@ -27,6 +27,9 @@ type router struct {
 	// autopath answers a pod's first search-path query with the answer
 	// its search path would reach (see searchPath).
 	autopath bool
+	// reverseFallthrough sends a reverse name the zones deny to the
+	// forwarder (see fallsThrough).
+	reverseFallthrough bool
 }
 
 var _ dnsserver.Responder = (*router)(nil)
@@ -59,7 +62,23 @@ func (r *router) route(ctx context.Context, q dnsserver.Query) (resp *dns.Msg, i
 	if !inZone {
 		return r.forward(ctx, q), false
 	}
-	return r.resolveIn(ctx, q, zone), true
+	resp = r.resolveIn(ctx, q, zone)
+	if r.fallsThrough(zone, resp, q) {
+		return r.forward(ctx, q), false
+	}
+	return resp, true
+}
+
+// fallsThrough is true when resp, the zones' answer to q, denies a name in
+// a reverse zone that the forwarder may resolve for this client: the
+// address is outside what kube2sky writes (8.8.8.8, a node's), and the
+// upstreams know it, as with kube-dns and CoreDNS's default Corefile.
+func (r *router) fallsThrough(zone resolver.ZoneMatch, resp *dns.Msg, q dnsserver.Query) bool {
+	if !r.reverseFallthrough || !zone.Reverse() || resp.Rcode != dns.RcodeNameError || !q.Msg.RecursionDesired {
+		return false
+	}
+	ext, ok := r.forwarder.(ExternalResolver)
+	return ok && ext.RecursionAllowed(q.Client)
 }
 
 // resolveIn answers q, whose name is in zone, from the newest snapshot,

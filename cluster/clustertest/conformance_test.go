@@ -60,7 +60,6 @@ func TestConformance(t *testing.T) {
 		"--provider=local",
 		"--ginkgo.focus=" + focus,
 		"--ginkgo.skip=" + skipPattern(),
-		"--feature-gates=" + cluster.FeatureGates,
 		"--ginkgo.no-color",
 		"--ginkgo.v",
 		"--ginkgo.json-report=" + report,
@@ -74,6 +73,9 @@ func TestConformance(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = log, log
 	runErr := cmd.Run()
 	log.Close()
+	if _, err := os.Stat(report); err != nil {
+		t.Fatalf("e2e.test wrote no report (%v); the end of its output:\n%s", runErr, tailFile(out))
+	}
 	summary, passed, ran := specSummary(t, report)
 	t.Logf("e2e: %d passed of %d\n%s", passed, ran, summary)
 	for _, s := range offlineSkips {

@@ -35,6 +35,9 @@ type ZoneMatch struct{ z *zone }
 // Name is the zone's name: fully qualified, lower case.
 func (m ZoneMatch) Name() string { return m.z.name }
 
+// Reverse is true for in-addr.arpa. and ip6.arpa.
+func (m ZoneMatch) Reverse() bool { return m.z.reverse }
+
 // Match returns the served zone qname is in: the longest that matches.
 // ResolveIn answers the names in it.
 func (r *Resolver) Match(qname string) (ZoneMatch, bool) {
