@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"os"
+	"strconv"
 	"time"
 
 	"k8s.io/client-go/kubernetes"

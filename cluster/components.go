@@ -46,8 +46,8 @@ func (c *Cluster) controlPlane() []component {
 			ready: func(ctx context.Context) error { return c.httpOK(ctx, c.cfg.NetNS, etcdClient+"/health") },
 		},
 		{
-			name:  "kube-apiserver",
-			argv:  append([]string{c.cfg.bin("kube-apiserver")}, append(api.Args(), "--allow-privileged=true", "--kubelet-preferred-address-types=InternalIP",
+			name: "kube-apiserver",
+			argv: append([]string{c.cfg.bin("kube-apiserver")}, append(api.Args(), "--allow-privileged=true", "--kubelet-preferred-address-types=InternalIP",
 				"--feature-gates="+FeatureGates)...),
 			ready: c.apiserverReady,
 		},

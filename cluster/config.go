@@ -54,14 +54,14 @@ type Config struct {
 // DefaultConfig is the layout `make cluster` uses, relative to repo.
 func DefaultConfig(repo string) Config {
 	return Config{
-		RepoDir: repo,
-		BinDir:  filepath.Join(repo, "bin"),
-		DataDir: filepath.Join(repo, ".cache", "cluster"),
-		NetNS:   "kubesky",
+		RepoDir:  repo,
+		BinDir:   filepath.Join(repo, "bin"),
+		DataDir:  filepath.Join(repo, ".cache", "cluster"),
+		NetNS:    "kubesky",
 		Nodes:    1,
 		IPFamily: IPv4,
 		Overlay:  filepath.Join("cluster", "overlay"),
-		Out:     io.Discard,
+		Out:      io.Discard,
 	}
 }
 
