@@ -67,7 +67,7 @@ func writeObject(b *strings.Builder, o ObjectCheck) {
 		fmt.Fprintf(b, "  %s: not fetched (no --kubeconfig), %s\n", o.Ref, plural(len(o.Keys), "key"))
 		return
 	case !o.Found:
-		fmt.Fprintf(b, "  %s: not in the API; its %s are stale\n", o.Ref, plural(len(o.Keys), "key"))
+		fmt.Fprintf(b, "  %s: not in the API; stale keys: %d\n", o.Ref, len(o.Keys))
 	case o.Ref.Kind == KindZone:
 		fmt.Fprintf(b, "  %s\n", o.Ref)
 	default:
