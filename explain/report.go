@@ -66,6 +66,9 @@ func writeObject(b *strings.Builder, o ObjectCheck) {
 	case !o.Checked:
 		fmt.Fprintf(b, "  %s: not fetched (no --kubeconfig), %s\n", o.Ref, plural(len(o.Keys), "key"))
 		return
+	case !o.Found && len(o.Keys) == 0:
+		fmt.Fprintf(b, "  %s: not in the API, and no key of it in etcd\n", o.Ref)
+		return
 	case !o.Found:
 		fmt.Fprintf(b, "  %s: not in the API; stale keys: %d\n", o.Ref, len(o.Keys))
 	case o.Ref.Kind == KindZone:

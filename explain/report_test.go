@@ -88,6 +88,8 @@ func TestReportWriteSaysWhatIsMissing(t *testing.T) {
 			"in sync: etcd holds the 3 records the builder gives\n"},
 		{"another kube2sky's key is not checked", func(r *Report) { r.Keys.KVs[1].Owner = "kube2sky.other" },
 			"owner kube2sky.other (not this kube2sky's k: not checked)\n"},
+		{"a Service that is nowhere", func(r *Report) { r.Objects[1].Keys = nil },
+			"Service default/old: not in the API, and no key of it in etcd\n\nreplicas"},
 		{"no replicas", func(r *Report) { r.Replicas = nil }, "replicas: none given"},
 		{"a replica behind etcd that has the keys", func(r *Report) { r.Replicas[1].Applied = 11 },
 			"applied revision 11 (1 behind etcd, but has every key above)"},
