@@ -67,7 +67,7 @@ func writeObject(b *strings.Builder, o ObjectCheck) {
 		fmt.Fprintf(b, "  %s: not fetched (no --kubeconfig), %s\n", o.Ref, plural(len(o.Keys), "key"))
 		return
 	case !o.Found && len(o.Keys) == 0:
-		fmt.Fprintf(b, "  %s: not in the API, and no key of it in etcd\n", o.Ref)
+		fmt.Fprintf(b, "  %s: not in the API, and kube2sky owns no key for it\n", o.Ref)
 		return
 	case !o.Found:
 		fmt.Fprintf(b, "  %s: not in the API; stale keys: %d\n", o.Ref, len(o.Keys))
@@ -101,7 +101,11 @@ func (r Report) writeReplicas(b *strings.Builder) {
 		b.WriteString("\nreplicas: none given (--dns, or --kubeconfig to find the DNS Service's)\n")
 		return
 	}
-	fmt.Fprintf(b, "\nreplicas (etcd at revision %d; the keys above last changed at %d)\n", r.Keys.Revision, r.Keys.MaxMod())
+	if len(r.Keys.KVs) == 0 {
+		fmt.Fprintf(b, "\nreplicas (etcd at revision %d)\n", r.Keys.Revision)
+	} else {
+		fmt.Fprintf(b, "\nreplicas (etcd at revision %d; the keys above last changed at %d)\n", r.Keys.Revision, r.Keys.MaxMod())
+	}
 	for _, s := range r.Replicas {
 		fmt.Fprintf(b, "  %s  %s; %s\n", s.DNS, answerLine(s), r.revisionLine(s))
 		for _, rr := range s.Answer {

@@ -77,7 +77,7 @@ func TestReportWriteSaysWhatIsMissing(t *testing.T) {
 		want string
 	}{
 		{"no key: the name does not exist", func(r *Report) { r.Keys.KVs = nil; r.Objects = nil },
-			"etcd (revision 12): no key at and below /skydns/local/cluster/svc/default/web, so the name does not exist\n"},
+			"etcd (revision 12): no key at and below /skydns/local/cluster/svc/default/web, so the name does not exist\n\nreplicas (etcd at revision 12)\n"},
 		{"a reverse name reads only its key", func(r *Report) { r.Query.Reverse = true; r.Keys.KVs = nil },
 			"no key at /skydns/local/cluster/svc/default/web,"},
 		{"objects not fetched without a kubeconfig", func(r *Report) { r.Objects[0].Checked = false },
@@ -89,7 +89,7 @@ func TestReportWriteSaysWhatIsMissing(t *testing.T) {
 		{"another kube2sky's key is not checked", func(r *Report) { r.Keys.KVs[1].Owner = "kube2sky.other" },
 			"owner kube2sky.other (not this kube2sky's k: not checked)\n"},
 		{"a Service that is nowhere", func(r *Report) { r.Objects[1].Keys = nil },
-			"Service default/old: not in the API, and no key of it in etcd\n\nreplicas"},
+			"Service default/old: not in the API, and kube2sky owns no key for it\n\nreplicas"},
 		{"no replicas", func(r *Report) { r.Replicas = nil }, "replicas: none given"},
 		{"a replica behind etcd that has the keys", func(r *Report) { r.Replicas[1].Applied = 11 },
 			"applied revision 11 (1 behind etcd, but has every key above)"},

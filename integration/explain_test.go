@@ -76,7 +76,7 @@ func TestExplainTracesEveryKindOfName(t *testing.T) {
 	t.Run("a name that does not exist: no key, no Service, NXDOMAIN", func(t *testing.T) {
 		out := explainUntil(t, s, "(current)", "nope.default.svc.cluster.local", replica)
 		mustContain(t, out, "no key at and below /skydns/local/cluster/svc/default/nope, so the name does not exist",
-			"Service default/nope: not in the API, and no key of it in etcd", "NXDOMAIN, 0 records")
+			"Service default/nope: not in the API, and kube2sky owns no key for it", "NXDOMAIN, 0 records")
 	})
 	t.Run("a record added by hand with etcdctl has no owner and is served", func(t *testing.T) {
 		out := explainUntil(t, s, "(current)", "hand.default.svc.cluster.local", replica)
