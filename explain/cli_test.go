@@ -121,6 +121,16 @@ func TestExplainWithoutKubernetes(t *testing.T) {
 			t.Errorf("report:\n%s\nwant 2 keys", out)
 		}
 	})
+	t.Run("a wildcard label matches any one label, as skydns matches it", func(t *testing.T) {
+		out := run(t, "*.default.svc.cluster.local")
+		if !strings.Contains(out, "2 keys at and below /skydns/local/cluster/svc/default/*\n") {
+			t.Errorf("report:\n%s\nwant the 2 keys of hand and web", out)
+		}
+		out = run(t, "web.any.svc.cluster.local")
+		if !strings.Contains(out, "1 key at and below /skydns/local/cluster/svc/any/web\n") {
+			t.Errorf("report:\n%s\nwant web's key", out)
+		}
+	})
 	t.Run("--max-keys bounds the keys and says so", func(t *testing.T) {
 		out := run(t, "cluster.local", "--max-keys=1")
 		if !strings.Contains(out, "1 key at and below") || !strings.Contains(out, "more keys below the name") {

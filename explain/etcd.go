@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -39,11 +40,16 @@ func (k Keys) MaxMod() int64 {
 }
 
 // readKeys reads q's exact key and, for a forward name, up to limit keys
-// below it, in one transaction so that both are at one revision.
+// below it (below the labels before its first wildcard, keeping those the
+// name matches), in one transaction so that both are at one revision.
 func readKeys(ctx context.Context, kv clientv3.KV, q Query, limit int64) (Keys, error) {
-	ops := []clientv3.Op{clientv3.OpGet(q.Key)}
+	prefix, wildcard := q.readPrefix()
+	var ops []clientv3.Op
+	if !wildcard {
+		ops = append(ops, clientv3.OpGet(q.Key))
+	}
 	if !q.Reverse {
-		ops = append(ops, clientv3.OpGet(q.Key+"/", clientv3.WithPrefix(), clientv3.WithLimit(limit),
+		ops = append(ops, clientv3.OpGet(prefix+"/", clientv3.WithPrefix(), clientv3.WithLimit(limit),
 			clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend)))
 	}
 	resp, err := kv.Txn(ctx).Then(ops...).Commit()
@@ -55,11 +61,17 @@ func readKeys(ctx context.Context, kv clientv3.KV, q Query, limit int64) (Keys, 
 		get := r.GetResponseRange()
 		out.More = out.More || get.More
 		for _, ev := range get.Kvs {
-			out.KVs = append(out.KVs, KV{Key: string(ev.Key), Value: string(ev.Value),
-				CreateRevision: ev.CreateRevision, ModRevision: ev.ModRevision, Owner: ownerOf(ev.Value)})
+			if q.InScope(string(ev.Key)) {
+				out.KVs = append(out.KVs, kvFrom(ev))
+			}
 		}
 	}
 	return out, nil
+}
+
+func kvFrom(ev *mvccpb.KeyValue) KV {
+	return KV{Key: string(ev.Key), Value: string(ev.Value),
+		CreateRevision: ev.CreateRevision, ModRevision: ev.ModRevision, Owner: ownerOf(ev.Value)}
 }
 
 // ownerOf is the value's owner field, "" when it has none or is not JSON.

@@ -32,20 +32,20 @@ type Sources struct {
 
 // Report is everything Explain found for one query.
 type Report struct {
-	Query    Query
-	Owner    string
-	Keys     Keys
-	Objects  []ObjectCheck
-	Replicas []ReplicaState
-	// KubeChecked is false when no Kubernetes client was given.
-	KubeChecked bool
+	Query   Query
+	Owner   string
+	Keys    Keys
+	Objects []ObjectCheck
+	// Unchecked counts the owned keys that stand for no object checked.
+	Unchecked int
+	Replicas  []ReplicaState
 }
 
 // Explain reads the query's keys from etcd, checks the objects they stand
 // for and asks every replica. Only a failed etcd read is an error; what
 // else fails is reported in its place.
 func Explain(ctx context.Context, src Sources, q Query) (Report, error) {
-	rep := Report{Query: q, Owner: src.Zone.Owner(), KubeChecked: src.Kube != nil}
+	rep := Report{Query: q, Owner: src.Zone.Owner()}
 	readCtx, cancel := context.WithTimeout(ctx, src.Timeout)
 	keys, err := readKeys(readCtx, src.Etcd, q, src.MaxKeys)
 	cancel()
@@ -57,6 +57,7 @@ func Explain(ctx context.Context, src Sources, q Query) (Report, error) {
 	}
 	rep.Keys = keys
 	rep.Replicas = observeAll(ctx, src.Replicas, q, src.Timeout)
+	rep.Unchecked = uncheckedOwned(src.Zone, keys.KVs)
 	refs, byRef := objectsOf(src.Zone, q, keys.KVs)
 	for _, ref := range refs {
 		objCtx, cancel := context.WithTimeout(ctx, src.Timeout)

@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"strings"
-
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
@@ -53,7 +51,7 @@ func objectOfKey(z records.Zone, kv KV) (ObjectRef, bool) {
 // web.default.svc.<zone>. and _http._tcp.web.default.svc.<zone>. are
 // default/web's, so it is checked even when etcd holds none of its keys.
 func serviceOfName(z records.Zone, q Query) (ObjectRef, bool) {
-	if q.Reverse || strings.Contains(q.Key, "/*") {
+	if _, wildcard := q.readPrefix(); q.Reverse || wildcard {
 		return ObjectRef{}, false
 	}
 	ns, name, ok := z.ServiceOfKey(q.Key + "/-")
@@ -87,4 +85,16 @@ func objectsOf(z records.Zone, q Query, keys []KV) ([]ObjectRef, map[ObjectRef][
 		}
 	}
 	return refs, byRef
+}
+
+// uncheckedOwned counts the owned keys that stand for no object explain
+// checks: pod addresses, hosts, the kube-dns ConfigMap's records.
+func uncheckedOwned(z records.Zone, keys []KV) int {
+	n := 0
+	for _, kv := range keys {
+		if _, ok := objectOfKey(z, kv); kv.Owner == z.Owner() && !ok {
+			n++
+		}
+	}
+	return n
 }

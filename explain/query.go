@@ -105,10 +105,23 @@ func parseType(s string) (uint16, error) {
 }
 
 // InScope reports whether key is one of the query's keys: the name's key,
-// or for a forward name, any key below it.
+// or for a forward name, any key below it, where a wildcard label ("*" or
+// "any") of the name matches any one label, as skydns matches it.
 func (q Query) InScope(key string) bool {
-	if key == q.Key {
-		return true
+	if q.Reverse {
+		return key == q.Key
 	}
-	return !q.Reverse && strings.HasPrefix(key, q.Key+"/")
+	return contract.MatchKey(q.Key, key)
+}
+
+// readPrefix is the longest key prefix every key in scope starts with:
+// the name's key, or with a wildcard label, the key above the first one.
+func (q Query) readPrefix() (prefix string, wildcard bool) {
+	segments := strings.Split(q.Key, "/")
+	for i, seg := range segments {
+		if contract.IsWildcard(seg) {
+			return strings.Join(segments[:i], "/"), true
+		}
+	}
+	return q.Key, false
 }

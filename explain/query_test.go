@@ -51,6 +51,7 @@ func TestParseQuery(t *testing.T) {
 func TestInScope(t *testing.T) {
 	fwd := Query{Key: "/skydns/local/cluster/svc/default/web"}
 	rev := Query{Key: "/skydns/arpa/in-addr/10/96/0/1", Reverse: true}
+	wild := Query{Key: "/skydns/local/cluster/svc/*/web"}
 	cases := []struct {
 		q    Query
 		key  string
@@ -61,6 +62,9 @@ func TestInScope(t *testing.T) {
 		{fwd, "/skydns/local/cluster/svc/default/webby/1a2b3c4d", false},
 		{rev, "/skydns/arpa/in-addr/10/96/0/1", true},
 		{rev, "/skydns/arpa/in-addr/10/96/0/1/x", false},
+		{wild, "/skydns/local/cluster/svc/default/web/1a2b3c4d", true},
+		{wild, "/skydns/local/cluster/svc/kube-system/web", true},
+		{wild, "/skydns/local/cluster/svc/default/db/1a2b3c4d", false},
 	}
 	for _, c := range cases {
 		if got := c.q.InScope(c.key); got != c.want {

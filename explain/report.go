@@ -49,12 +49,15 @@ func (r Report) ownership(owner string) string {
 }
 
 func (r Report) writeObjects(b *strings.Builder) {
-	if len(r.Objects) == 0 {
+	if len(r.Objects) == 0 && r.Unchecked == 0 {
 		return
 	}
 	b.WriteString("\nobjects\n")
 	for _, o := range r.Objects {
 		writeObject(b, o)
+	}
+	if r.Unchecked > 0 {
+		fmt.Fprintf(b, "  %s of kube2sky's stand for no Service (pod addresses, hosts): not checked\n", plural(r.Unchecked, "key"))
 	}
 }
 

@@ -17,7 +17,7 @@ func sampleReport() Report {
 	owned := KV{Key: web.Key + "/1a2b3c4d", Value: `{"host":"10.96.0.10","ttl":30,"owner":"k"}`, CreateRevision: 7, ModRevision: 9, Owner: "k"}
 	hand := KV{Key: web.Key + "/x1", Value: `{"host":"10.0.0.1"}`, CreateRevision: 11, ModRevision: 11}
 	return Report{
-		Query: web, Owner: "k", KubeChecked: true,
+		Query: web, Owner: "k",
 		Keys: Keys{Revision: 12, KVs: []KV{owned, hand}},
 		Objects: []ObjectCheck{
 			{Ref: ObjectRef{Kind: KindService, Namespace: "default", Name: "web"}, Checked: true, Found: true,
@@ -90,6 +90,8 @@ func TestReportWriteSaysWhatIsMissing(t *testing.T) {
 			"owner kube2sky.other (not this kube2sky's k: not checked)\n"},
 		{"a Service that is nowhere", func(r *Report) { r.Objects[1].Keys = nil },
 			"Service default/old: not in the API, and kube2sky owns no key for it\n\nreplicas"},
+		{"owned keys of no Service", func(r *Report) { r.Objects = nil; r.Unchecked = 2 },
+			"objects\n  2 keys of kube2sky's stand for no Service (pod addresses, hosts): not checked\n"},
 		{"no replicas", func(r *Report) { r.Replicas = nil }, "replicas: none given"},
 		{"a replica behind etcd that has the keys", func(r *Report) { r.Replicas[1].Applied = 11 },
 			"applied revision 11 (1 behind etcd, but has every key above)"},
