@@ -67,14 +67,13 @@ func (c *ObjectCheck) fetchService(ctx context.Context, kube kubernetes.Interfac
 		return nil, fmt.Errorf("getting %s: %w", c.Ref, err)
 	}
 	c.Found, c.ResourceVersion = true, svc.ResourceVersion
-	list, err := kube.DiscoveryV1().EndpointSlices(c.Ref.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelServiceName + "=" + c.Ref.Name})
+	list, err := serviceSlices(ctx, kube, c.Ref.Namespace, c.Ref.Name)
 	if err != nil {
-		return nil, fmt.Errorf("listing the EndpointSlices of %s: %w", c.Ref, err)
+		return nil, err
 	}
 	var eps []records.EndpointSlice
-	for i := range list.Items {
-		s := &list.Items[i]
+	for i := range list {
+		s := &list[i]
 		c.Slices = append(c.Slices, s.Name+"@"+s.ResourceVersion)
 		eps = append(eps, records.EndpointSliceFrom(s))
 	}
@@ -133,10 +132,19 @@ func slicePort(s *discoveryv1.EndpointSlice, name string) string {
 // DiscoverReplicas lists the EndpointSlices of the DNS Service
 // namespace/name and returns its ready replicas.
 func DiscoverReplicas(ctx context.Context, kube kubernetes.Interface, namespace, name string) ([]Replica, error) {
+	list, err := serviceSlices(ctx, kube, namespace, name)
+	if err != nil {
+		return nil, fmt.Errorf("finding the DNS replicas: %w", err)
+	}
+	return ReplicasFromSlices(list), nil
+}
+
+// serviceSlices lists the EndpointSlices of the Service namespace/name.
+func serviceSlices(ctx context.Context, kube kubernetes.Interface, namespace, name string) ([]discoveryv1.EndpointSlice, error) {
 	list, err := kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: discoveryv1.LabelServiceName + "=" + name})
 	if err != nil {
-		return nil, fmt.Errorf("finding the replicas of Service %s/%s: %w", namespace, name, err)
+		return nil, fmt.Errorf("listing the EndpointSlices of Service %s/%s: %w", namespace, name, err)
 	}
-	return ReplicasFromSlices(list.Items), nil
+	return list.Items, nil
 }

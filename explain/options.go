@@ -107,9 +107,9 @@ func (o Options) zone() records.Zone {
 	return records.NewZone(o.Zone, o.Prefix, o.TTL, owner)
 }
 
-// Sources connects to what the options name. close releases the etcd
+// Sources connects to what the options name. release closes the etcd
 // client.
-func (o Options) Sources(ctx context.Context) (src Sources, close func(), err error) {
+func (o Options) Sources(ctx context.Context) (src Sources, release func(), err error) {
 	src = Sources{Zone: o.zone(), MaxKeys: o.MaxKeys, Timeout: o.Timeout}
 	for _, d := range o.DNS {
 		r, _ := ParseReplica(d) // validated
