@@ -28,6 +28,8 @@ type Sources struct {
 	MaxKeys int64
 	// Timeout bounds each request.
 	Timeout time.Duration
+	// TCP asks the replicas over TCP only.
+	TCP bool
 }
 
 // Report is everything Explain found for one query.
@@ -56,7 +58,7 @@ func Explain(ctx context.Context, src Sources, q Query) (Report, error) {
 		return Report{}, err
 	}
 	rep.Keys = keys
-	rep.Replicas = observeAll(ctx, src.Replicas, q, src.Timeout)
+	rep.Replicas = observeAll(ctx, src.Replicas, q, asking{timeout: src.Timeout, tcp: src.TCP})
 	rep.Unchecked = uncheckedOwned(src.Zone, keys.KVs)
 	refs, byRef := objectsOf(src.Zone, q, keys.KVs)
 	for _, ref := range refs {
@@ -68,11 +70,11 @@ func Explain(ctx context.Context, src Sources, q Query) (Report, error) {
 }
 
 // observeAll observes every replica at once; the states keep their order.
-func observeAll(ctx context.Context, replicas []Replica, q Query, timeout time.Duration) []ReplicaState {
+func observeAll(ctx context.Context, replicas []Replica, q Query, how asking) []ReplicaState {
 	out := make([]ReplicaState, len(replicas))
 	var wg sync.WaitGroup
 	for i, r := range replicas {
-		wg.Go(func() { out[i] = observe(ctx, r, q, timeout) })
+		wg.Go(func() { out[i] = observe(ctx, r, q, how) })
 	}
 	wg.Wait()
 	return out

@@ -40,6 +40,8 @@ type Options struct {
 	OwnerID string
 	MaxKeys int64
 	Timeout time.Duration
+	// TCP asks the replicas over TCP only.
+	TCP bool
 }
 
 // DefaultOptions are kube2sky's defaults and the kube-dns Service.
@@ -60,6 +62,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OwnerID, "owner-id", o.OwnerID, `kube2sky's owner id (default "kube2sky.<zone>")`)
 	fs.Int64Var(&o.MaxKeys, "max-keys", o.MaxKeys, "most keys shown below the name")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "deadline of each request (etcd, API, DNS, HTTP)")
+	fs.BoolVar(&o.TCP, "tcp", o.TCP, "ask the replicas over TCP only (kubectl port-forward carries no UDP)")
 }
 
 // Parse parses args into fs (on which AddFlags was called), fills the flags
@@ -110,7 +113,7 @@ func (o Options) zone() records.Zone {
 // Sources connects to what the options name. release closes the etcd
 // client.
 func (o Options) Sources(ctx context.Context) (src Sources, release func(), err error) {
-	src = Sources{Zone: o.zone(), MaxKeys: o.MaxKeys, Timeout: o.Timeout}
+	src = Sources{Zone: o.zone(), MaxKeys: o.MaxKeys, Timeout: o.Timeout, TCP: o.TCP}
 	for _, d := range o.DNS {
 		r, _ := ParseReplica(d) // validated
 		src.Replicas = append(src.Replicas, r)

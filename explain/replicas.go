@@ -70,29 +70,41 @@ type ReplicaState struct {
 	RevErr  error
 }
 
+// asking is how replicas are asked.
+type asking struct {
+	timeout time.Duration
+	// tcp asks over TCP only (through kubectl port-forward, which carries
+	// no UDP).
+	tcp bool
+}
+
 // observe asks r the query and reads its applied revision.
-func observe(ctx context.Context, r Replica, q Query, timeout time.Duration) ReplicaState {
+func observe(ctx context.Context, r Replica, q Query, how asking) ReplicaState {
 	s := ReplicaState{Replica: r}
-	s.Rcode, s.Answer, s.AskErr = ask(r.DNS, q, timeout)
+	s.Rcode, s.Answer, s.AskErr = ask(r.DNS, q, how)
 	if r.HTTP == "" {
 		s.RevErr = fmt.Errorf("no HTTP address given")
 		return s
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, how.timeout)
 	defer cancel()
 	s.Applied, s.RevErr = appliedRevision(ctx, r.HTTP)
 	return s
 }
 
 // ask sends q to addr over UDP, again over TCP when the answer is
-// truncated, and returns the rcode and the answer section, one record a
-// line with single spaces.
-func ask(addr string, q Query, timeout time.Duration) (string, []string, error) {
+// truncated (over TCP only with how.tcp), and returns the rcode and the
+// answer section, one record a line with single spaces.
+func ask(addr string, q Query, how asking) (string, []string, error) {
 	m := new(dns.Msg).SetQuestion(q.Name, q.Type)
 	m.SetEdns0(1232, false)
-	resp, _, err := (&dns.Client{Net: "udp", Timeout: timeout}).Exchange(m, addr)
-	if err == nil && resp.Truncated {
-		resp, _, err = (&dns.Client{Net: "tcp", Timeout: timeout}).Exchange(m, addr)
+	tcp := &dns.Client{Net: "tcp", Timeout: how.timeout}
+	var resp *dns.Msg
+	var err error
+	if how.tcp {
+		resp, _, err = tcp.Exchange(m, addr)
+	} else if resp, _, err = (&dns.Client{Net: "udp", Timeout: how.timeout}).Exchange(m, addr); err == nil && resp.Truncated {
+		resp, _, err = tcp.Exchange(m, addr)
 	}
 	if err != nil {
 		return "", nil, err

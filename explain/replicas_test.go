@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,13 +79,24 @@ func TestObserveAsksAndReadsTheAppliedRevision(t *testing.T) {
 	}))
 	t.Cleanup(metrics.Close)
 	q, _ := ParseQuery("/skydns", []string{"web.default.svc.cluster.local"})
-	s := observe(t.Context(), Replica{DNS: dnsAddr, HTTP: strings.TrimPrefix(metrics.URL, "http://")}, q, 5*time.Second)
-	if s.AskErr != nil || s.Rcode != "NOERROR" || fmt.Sprint(s.Answer) != "[web.default.svc.cluster.local. 30 IN A 10.96.0.10]" {
-		t.Errorf("answer %s %v %v", s.Rcode, s.Answer, s.AskErr)
+	for _, tcp := range []bool{false, true} {
+		s := observe(t.Context(), Replica{DNS: dnsAddr, HTTP: strings.TrimPrefix(metrics.URL, "http://")}, q, asking{timeout: 5 * time.Second, tcp: tcp})
+		if s.AskErr != nil || s.Rcode != "NOERROR" || fmt.Sprint(s.Answer) != "[web.default.svc.cluster.local. 30 IN A 10.96.0.10]" {
+			t.Errorf("tcp only %v: answer %s %v %v", tcp, s.Rcode, s.Answer, s.AskErr)
+		}
+		if s.RevErr != nil || s.Applied != 1234 {
+			t.Errorf("tcp only %v: applied revision %d %v, want 1234", tcp, s.Applied, s.RevErr)
+		}
 	}
-	if s.RevErr != nil || s.Applied != 1234 {
-		t.Errorf("applied revision %d %v, want 1234", s.Applied, s.RevErr)
-	}
+	t.Run("--tcp asks over TCP only", func(t *testing.T) {
+		udpOnly := udpServer(t)
+		if s := observe(t.Context(), Replica{DNS: udpOnly}, q, asking{timeout: 300 * time.Millisecond, tcp: true}); s.AskErr == nil {
+			t.Fatalf("a UDP-only server answered over TCP: %+v", s)
+		}
+		if s := observe(t.Context(), Replica{DNS: udpOnly}, q, asking{timeout: 5 * time.Second}); s.AskErr != nil {
+			t.Fatalf("the UDP-only server did not answer over UDP: %v", s.AskErr)
+		}
+	})
 	t.Run("a /metrics without the gauge is an error", func(t *testing.T) {
 		empty := httptest.NewServer(http.NotFoundHandler())
 		t.Cleanup(empty.Close)
@@ -93,4 +105,17 @@ func TestObserveAsksAndReadsTheAppliedRevision(t *testing.T) {
 			t.Fatalf("error %v, want the 404", err)
 		}
 	})
+}
+
+// udpServer serves NOERROR over UDP only on 127.0.0.1 until the test ends.
+func udpServer(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dnstest.Serve(t, &dns.Server{PacketConn: pc, Handler: dnstest.Reply(func(req *dns.Msg) *dns.Msg {
+		return new(dns.Msg).SetReply(req)
+	})})
+	return pc.LocalAddr().String()
 }
