@@ -38,8 +38,9 @@ Every flag can also be set as KUBESKY_<FLAG> (--etcd-* also as ETCD_<FLAG>).
 Flags:
 %[2]s`
 
-// Main runs the command line of prog (kubesky, or kubectl-kubesky as a
-// kubectl plugin) and returns its exit status.
+// Main runs the command line and returns its exit status. prog is the
+// command as users type it, for the usage and the messages: "kubesky", or
+// "kubectl kubesky" for the kubectl plugin.
 func Main(prog string, args []string, stdout, stderr io.Writer) int {
 	opts := DefaultOptions()
 	fs := pflag.NewFlagSet(prog, pflag.ContinueOnError)

@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(explain.Main("kubectl-kubesky", os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(explain.Main("kubectl kubesky", os.Args[1:], os.Stdout, os.Stderr))
 }
