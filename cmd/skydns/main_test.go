@@ -315,15 +315,21 @@ func TestSIGTERMShutsDownCleanly(t *testing.T) {
 	if took := time.Since(signalled); took < lameduck {
 		t.Errorf("stopped %v after SIGTERM, before the %v lameduck ended", took, lameduck)
 	}
+	waitExit0(t, cmd, "SIGTERM")
+}
+
+// waitExit0 waits at most 15 s for cmd, signalled with sig, to exit 0.
+func waitExit0(t *testing.T, cmd *exec.Cmd, sig string) {
+	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
+			t.Fatalf("exit after %s: %v", sig, err)
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatal("still running 15s after SIGTERM")
+		t.Fatalf("still running 15s after %s", sig)
 	}
 }
 
@@ -337,16 +343,7 @@ func TestSIGINTStopsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLog(t, logs, regexp.MustCompile(`msg="shutting down" reason="(interrupted: SIGINT)" lameduck=skipped`))
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit after SIGINT: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("still running 15s after SIGINT")
-	}
+	waitExit0(t, cmd, "SIGINT")
 	if took := time.Since(signalled); took > time.Second {
 		t.Errorf("exited %v after SIGINT, want within 1s", took)
 	}
