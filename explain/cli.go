@@ -92,7 +92,7 @@ func explainTo(ctx context.Context, opts Options, q Query, stdout, stderr io.Wri
 	defer closeSrc()
 	rep, err := Explain(ctx, src, q)
 	if err != nil {
-		return fail(stderr, prog, exitFailed, fmt.Errorf("etcd %s: %w", strings.Join(opts.Etcd.Endpoints, ","), err))
+		return fail(stderr, prog, exitFailed, fmt.Errorf("%w (--etcd-endpoints=%s)", err, strings.Join(opts.Etcd.Endpoints, ",")))
 	}
 	if err := rep.Write(stdout); err != nil {
 		return fail(stderr, prog, exitFailed, err)

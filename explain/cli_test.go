@@ -67,8 +67,8 @@ func TestUnreachableEtcdExitsWithStatus1(t *testing.T) {
 	endpoint := "http://" + closedPort(t)
 	code, stdout, stderr := runMain("explain", "web.default.svc.cluster.local", "--etcd-endpoints="+endpoint,
 		"--timeout=500ms", "--etcd-dial-timeout=500ms")
-	want := "kubesky: etcd " + endpoint + ": etcd unreachable: no answer within 500ms"
-	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, want) {
+	want := "kubesky: etcd unreachable: no answer within 500ms (--etcd-endpoints=" + endpoint + ")\n"
+	if code != 1 || stdout != "" || stderr != want {
 		t.Fatalf("status %d, stdout %q, stderr %q; want 1 and %q", code, stdout, stderr, want)
 	}
 }

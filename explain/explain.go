@@ -52,7 +52,7 @@ func Explain(ctx context.Context, src Sources, q Query) (Report, error) {
 	keys, err := readKeys(readCtx, src.Etcd, q, src.MaxKeys)
 	cancel()
 	if errors.Is(err, context.DeadlineExceeded) {
-		return Report{}, fmt.Errorf("etcd unreachable: no answer within %s (%w)", src.Timeout, err)
+		return Report{}, fmt.Errorf("etcd unreachable: no answer within %s", src.Timeout)
 	}
 	if err != nil {
 		return Report{}, err
