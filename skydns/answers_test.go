@@ -45,6 +45,43 @@ func TestApexNSResolvesOverUDPAndTCP(t *testing.T) {
 	}
 }
 
+func TestALoneSkyDNSIsItsOwnNameServer(t *testing.T) {
+	etcd, d := startAnswering(t, func(c *Config) { c.NSAddrs = nil })
+	waitRevision(t, d, put(t, etcd, "web.default.svc.cluster.local.", "a1", `{"host":"10.96.0.1"}`))
+	t.Run("without --ns-addrs the NS target answers the 127.0.0.1 skydns listens on", func(t *testing.T) {
+		if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "ns.dns.cluster.local.", dns.TypeA), dns.RcodeSuccess, "127.0.0.1"); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+func TestTheNSAddressesComeFromTheFlagOrASpecificListenAddress(t *testing.T) {
+	cases := []struct {
+		name, dnsAddr, nsAddrs, want string
+	}{
+		{"--ns-addrs wins over the listen address", "127.0.0.1:1053", "10.96.0.10,fd00::a", "[10.96.0.10 fd00::a]"},
+		{"a specific IPv4 listen address stands in", "127.0.0.1:1053", "", "[127.0.0.1]"},
+		{"a specific IPv6 listen address stands in", "[fd00::53]:53", "", "[fd00::53]"},
+		{"0.0.0.0 names no address", "0.0.0.0:53", "", "[]"},
+		{"[::] names no address", "[::]:53", "", "[]"},
+		{"a host name names no address", "localhost:53", "", "[]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.DNSAddr = c.dnsAddr
+			for ip := range strings.SplitSeq(c.nsAddrs, ",") {
+				if ip != "" {
+					cfg.NSAddrs = append(cfg.NSAddrs, net.ParseIP(ip))
+				}
+			}
+			if got := fmt.Sprint(cfg.nsAddrs()); got != c.want {
+				t.Errorf("NS addresses %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 // failingUpstream is a DNS server on 127.0.0.1 answering NXDOMAIN for
 // gone.example., SERVFAIL for broken.example. and 192.0.2.1 otherwise.
 func failingUpstream(t *testing.T) string {

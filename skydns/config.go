@@ -173,7 +173,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
-	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them")
+	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them (default: --dns-addr's IP when it is a specific one)")
 	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
 	fs.BoolVar(&c.ReverseFallthrough, "reverse-fallthrough", c.ReverseFallthrough, "forward a PTR question in in-addr.arpa. or ip6.arpa. that no record answers to the upstreams, for clients that may recurse, as kube-dns and CoreDNS's `fallthrough in-addr.arpa ip6.arpa` do (false: NXDOMAIN)")
 	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
@@ -236,14 +236,28 @@ func (c Config) LogValue() slog.Value {
 		slog.String("etcd-username", c.Etcd.Username), slog.Bool("etcd-password-set", c.Etcd.Password != ""))...)
 }
 
-// resolverConfig is what the resolver takes from c.
-func (c Config) resolverConfig() resolver.Config {
-	nsAddrs := make([]netip.Addr, 0, len(c.NSAddrs))
+// nsAddrs are the addresses ns.dns.<zone> answers: --ns-addrs, or when
+// none are given and --dns-addr is one specific IP (a lone skydns run by
+// hand, the demo), that IP, so the zone's own NS is never lame.
+func (c Config) nsAddrs() []netip.Addr {
+	out := make([]netip.Addr, 0, len(c.NSAddrs))
 	for _, ip := range c.NSAddrs {
 		if addr, ok := netip.AddrFromSlice(ip); ok {
-			nsAddrs = append(nsAddrs, addr.Unmap())
+			out = append(out, addr.Unmap())
 		}
 	}
+	if len(out) > 0 {
+		return out
+	}
+	if ap, err := netip.ParseAddrPort(c.DNSAddr); err == nil && !ap.Addr().IsUnspecified() {
+		out = append(out, ap.Addr().Unmap())
+	}
+	return out
+}
+
+// resolverConfig is what the resolver takes from c.
+func (c Config) resolverConfig() resolver.Config {
+	nsAddrs := c.nsAddrs()
 	hostname, _ := os.Hostname() // a pod's name in a cluster; "" leaves hostname.bind. REFUSED
 	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
 		Version: "kubesky skydns " + version.Version, Hostname: hostname}

@@ -48,9 +48,15 @@ type Daemon struct {
 	stopNotify     func() // stops the notifier and waits for it; nil if none
 }
 
+// ErrInterrupted, as the cause of Run's context (context.WithCancelCause),
+// stops Run without the lameduck: a skydns stopped from a terminal (Ctrl-C)
+// has no Service to drain it, so waiting would only delay the exit.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run starts the daemon and runs it until ctx ends or a part of it fails.
-// When ctx ends it first spends cfg.Lameduck answering with /readyz 503,
-// then shuts down within cfg.ShutdownTimeout; after a failure it shuts
+// When ctx ends it first spends cfg.Lameduck answering with /readyz 503
+// (unless ctx's cause is ErrInterrupted), then shuts down within
+// cfg.ShutdownTimeout; after a failure it shuts
 // down at once. An unreachable etcd is not a failure: the last snapshot
 // keeps being served. Run also sets the process's GC target to
 // cfg.GCPercent (Start, which tests share, does not).
@@ -65,14 +71,25 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	var failure error
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down", "reason", context.Cause(ctx), "lameduck", cfg.Lameduck)
-		d.Lameduck(context.Background())
+		d.shutdownFor(context.Cause(ctx))
 	case failure = <-d.Err():
 		logger.Error("shutting down after a failure", "err", failure)
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	return errors.Join(failure, d.Stop(stopCtx))
+}
+
+// shutdownFor logs why the daemon stops and spends the lameduck, unless
+// cause is an interrupt.
+func (d *Daemon) shutdownFor(cause error) {
+	if errors.Is(cause, ErrInterrupted) {
+		d.logger.Info("shutting down", "reason", cause, "lameduck", "skipped")
+		d.lameduck.Store(true)
+		return
+	}
+	d.logger.Info("shutting down", "reason", cause, "lameduck", d.cfg.Lameduck)
+	d.Lameduck(context.Background())
 }
 
 // Start starts every part of the daemon and returns once DNS and HTTP

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,14 @@ func TestGuideUsesTheConfiguredAddresses(t *testing.T) {
 		if !strings.Contains(g, want) {
 			t.Errorf("guide lacks %q:\n%s", want, g)
 		}
+	}
+}
+
+func TestTheDemosSkyDNSStopsWithoutALameduck(t *testing.T) {
+	c := defaultRunConfig()
+	args := c.skydns(c.paths()).args
+	if !slices.Contains(args, "--lameduck=0s") {
+		t.Fatalf("skydns args %v: Ctrl-C would wait for the 5s lameduck no Service needs", args)
 	}
 }
 

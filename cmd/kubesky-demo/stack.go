@@ -38,6 +38,9 @@ func (c runConfig) skydns(p paths) component {
 			"--zone=" + c.zone,
 			"--etcd-data-dir=" + p.skydnsEtcd,
 			"--embedded-etcd-addr=" + c.skydnsEtcdAddr,
+			// No Service drains the demo's skydns: Ctrl-C, which stops it
+			// with SIGTERM, should not wait for a lameduck.
+			"--lameduck=0s",
 		},
 		summary: fmt.Sprintf("DNS on %s (UDP, TCP), records in its embedded etcd at http://%s", c.dnsAddr, c.skydnsEtcdAddr),
 		ready:   func(ctx context.Context) error { return httpOK(ctx, "http://"+c.skydnsHTTPAddr+"/readyz", "") },

@@ -1,6 +1,6 @@
 // Command skydns answers DNS for Kubernetes from SkyDNS records in etcd:
 // flags and environment into a skydns.Config, then skydns.Run until
-// SIGTERM or SIGINT. See docs/skydns.md.
+// SIGTERM (after the lameduck) or SIGINT (at once). See docs/skydns.md.
 package main
 
 import (
@@ -49,12 +49,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	logger.Info("skydns", "version", version.Version, "revision", version.Revision())
 	cfg.QueryLog = skydns.NewQueryLogger(stderr, cfg.LogFormat)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := stopOnSignal()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second signal kills at once
 	if err := skydns.Run(ctx, cfg, logger); err != nil {
 		logger.Error("skydns failed", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// stopOnSignal returns a context canceled by the first SIGTERM or SIGINT,
+// with skydns.ErrInterrupted as the cause for SIGINT (Ctrl-C in a
+// terminal, where no Service drains the process, so no lameduck). A second
+// signal kills the process at once.
+func stopOnSignal() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		sig, ok := <-sigs
+		signal.Stop(sigs)
+		if ok {
+			cancel(signalCause(sig))
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(sigs); cancel(nil) }
+}
+
+// signalCause is the cause Run's context is canceled with on sig.
+func signalCause(sig os.Signal) error {
+	if sig == syscall.SIGINT {
+		return fmt.Errorf("%w: SIGINT", skydns.ErrInterrupted)
+	}
+	return fmt.Errorf("signal %v", sig)
 }

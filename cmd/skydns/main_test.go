@@ -189,8 +189,6 @@ func TestVersionAndHelp(t *testing.T) {
 	})
 }
 
-// TestSIGTERMShutsDownCleanly runs the daemon with its embedded etcd,
-// waits until it is ready, and stops it with SIGTERM.
 // startReady starts the binary with its embedded etcd, on free ports, and
 // waits until it is ready; it returns the process, its log lines and its
 // HTTP address.
@@ -317,15 +315,37 @@ func TestSIGTERMShutsDownCleanly(t *testing.T) {
 	if took := time.Since(signalled); took < lameduck {
 		t.Errorf("stopped %v after SIGTERM, before the %v lameduck ended", took, lameduck)
 	}
+	waitExit0(t, cmd, "SIGTERM")
+}
+
+// waitExit0 waits at most 15 s for cmd, signalled with sig, to exit 0.
+func waitExit0(t *testing.T, cmd *exec.Cmd, sig string) {
+	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
+			t.Fatalf("exit after %s: %v", sig, err)
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatal("still running 15s after SIGTERM")
+		t.Fatalf("still running 15s after %s", sig)
+	}
+}
+
+// TestSIGINTStopsAtOnce stops the binary with SIGINT (Ctrl-C in a
+// terminal): no lameduck, the process exits 0 within a second although
+// --lameduck is long.
+func TestSIGINTStopsAtOnce(t *testing.T) {
+	cmd, logs, _ := startReady(t, nil, "--lameduck=30s")
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, logs, regexp.MustCompile(`msg="shutting down" reason="(interrupted: SIGINT)" lameduck=skipped`))
+	waitExit0(t, cmd, "SIGINT")
+	if took := time.Since(signalled); took > time.Second {
+		t.Errorf("exited %v after SIGINT, want within 1s", took)
 	}
 }
 

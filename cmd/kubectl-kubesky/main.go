@@ -1,0 +1,14 @@
+// Command kubectl-kubesky is kubesky's command line (cmd/kubesky) under the
+// name kubectl looks for, so that with it on $PATH `kubectl kubesky
+// explain NAME [TYPE]` works.
+package main
+
+import (
+	"os"
+
+	"github.com/kubesky/kubesky/explain"
+)
+
+func main() {
+	os.Exit(explain.Main("kubectl kubesky", os.Args[1:], os.Stdout, os.Stderr))
+}

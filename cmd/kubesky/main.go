@@ -1,0 +1,16 @@
+// Command kubesky is kubesky's command line for people: `kubesky explain
+// NAME [TYPE]` says why a DNS name answers what it does (see package
+// explain and docs/operations.md). Installed as kubectl-kubesky it is the
+// kubectl plugin `kubectl kubesky explain ...`.
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/kubesky/kubesky/explain"
+)
+
+func main() {
+	os.Exit(explain.Main(filepath.Base(os.Args[0]), os.Args[1:], os.Stdout, os.Stderr))
+}
