@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -29,8 +30,9 @@ type Cluster struct {
 	cfg   Config
 	files *kubeproc.APIServerFiles
 	procs *kubeproc.Group
-	// holders own the nodes' private mount namespaces, by node index.
-	holders map[int]*kubeproc.Process
+	// holders own the nodes' private mount namespaces, by node index (each
+	// set once, by the goroutine starting that node's runtime).
+	holders []*kubeproc.Process
 	// Config reaches the API server as the admin user, from this process
 	// (it dials inside the namespace).
 	Config *rest.Config
@@ -44,7 +46,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, procs: kubeproc.NewGroup(), holders: map[int]*kubeproc.Process{}}
+	c := &Cluster{cfg: cfg, procs: kubeproc.NewGroup(), holders: make([]*kubeproc.Process, cfg.Nodes+1)}
 	if err := c.start(ctx); err != nil {
 		c.Stop()
 		return nil, err
@@ -92,22 +94,27 @@ func (c *Cluster) start(ctx context.Context) error {
 	return nil
 }
 
-// startRuntimes starts each node's mount namespace holder and containerd,
-// and imports the images into it.
+// startRuntimes starts every node's mount namespace holder and
+// containerd, and imports the images into it, the nodes side by side.
 func (c *Cluster) startRuntimes(ctx context.Context, tars []string) error {
+	var g errgroup.Group
 	for _, n := range c.cfg.AllNodes() {
-		if err := c.step(n.Name+" mount namespace", func() error { return c.startHolder(n) }); err != nil {
-			return err
-		}
-		if err := c.startAll(ctx, []component{c.containerd(n)}); err != nil {
-			return err
-		}
-		socket := c.cfg.nodePaths(n).socket
-		if err := c.step(fmt.Sprintf("%s: importing %d images", n.Name, len(tars)), func() error { return importImages(socket, tars) }); err != nil {
-			return err
-		}
+		g.Go(func() error { return c.startRuntime(ctx, n, tars) })
 	}
-	return nil
+	return g.Wait()
+}
+
+// startRuntime starts node n's holder and containerd, and imports the
+// images into it.
+func (c *Cluster) startRuntime(ctx context.Context, n Node, tars []string) error {
+	if err := c.step(n.Name+" mount namespace", func() error { return c.startHolder(n) }); err != nil {
+		return err
+	}
+	if err := c.startAll(ctx, []component{c.containerd(n)}); err != nil {
+		return err
+	}
+	socket := c.cfg.nodePaths(n).socket
+	return c.step(fmt.Sprintf("%s: importing %d images", n.Name, len(tars)), func() error { return importImages(socket, tars) })
 }
 
 // step runs fn, printing its name and how long it took.
@@ -117,7 +124,7 @@ func (c *Cluster) step(name string, fn func() error) error {
 	if err := fn(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(c.cfg.Out, "  done in %s\n", time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(c.cfg.Out, "  %s: done in %s\n", name, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
@@ -207,7 +214,7 @@ func (c *Cluster) startAll(ctx context.Context, comps []component) error {
 		if err != nil {
 			return fmt.Errorf("%s not ready (log %s): %w", comp.name, proc.Log, err)
 		}
-		fmt.Fprintf(c.cfg.Out, "  ready in %s\n", time.Since(start).Round(100*time.Millisecond))
+		fmt.Fprintf(c.cfg.Out, "  %s: ready in %s\n", comp.name, time.Since(start).Round(100*time.Millisecond))
 	}
 	return nil
 }
