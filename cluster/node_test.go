@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,29 @@ func TestAnIPv6ClusterHasOnlyIPv6Addresses(t *testing.T) {
 	cfg.IPFamily = "ipv5"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `"ipv5"`) {
 		t.Errorf("IP family ipv5: %v", err)
+	}
+}
+
+func TestMemoryReportListsLargestFirstThenTheTotal(t *testing.T) {
+	m := MemoryReport{Programs: map[string]int64{"kubelet": 300, "etcd": 80}, Pods: map[string]int64{"kubesky-node-1": 120}}
+	want := "   300 MB  kubelet\n   120 MB  pods on kubesky-node-1\n    80 MB  etcd\n   500 MB  in all"
+	if got := m.String(); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestStatusFieldReadsTheNumberAfterItsKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "status")
+	if err := os.WriteFile(path, []byte("Name:\tkubelet\nVmRSS:\t  311296 kB\ntotal_rss 4096\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusField(path, "VmRSS:"); got != 311296 {
+		t.Errorf("VmRSS: %d", got)
+	}
+	if got := statusField(path, "total_rss"); got != 4096 {
+		t.Errorf("total_rss: %d", got)
+	}
+	if got := statusField(filepath.Join(t.TempDir(), "gone"), "VmRSS:"); got != 0 {
+		t.Errorf("a missing file: %d", got)
 	}
 }

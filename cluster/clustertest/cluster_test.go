@@ -32,6 +32,7 @@ func TestCluster(t *testing.T) {
 	waitPodsReady(t, c, "web-0", "db-0", "busybox", "glibc")
 	webIP := serviceIP(t, c, "web")
 	dbIP := podIP(t, c, "db-0")
+	t.Logf("resident memory with %d nodes, kubesky and the workload running:\n%s", c.Cfg().Nodes, c.Memory())
 
 	t.Run("the kubelet writes the cluster DNS into resolv.conf", func(t *testing.T) {
 		got := execIn(t, c, "busybox", "cat", "/etc/resolv.conf")
