@@ -6,6 +6,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -23,8 +24,10 @@ type cacheFiller struct {
 	resolver   *resolver.Resolver
 	mirror     *Mirror
 	maxUDPSize int
-	rotate     bool // as router.rotate: the fast path turns the records
-	autopath   bool // as router.autopath
+	rotate     bool           // as router.rotate: the fast path turns the records
+	autopath   bool           // as router.autopath
+	signer     *dnssec.Signer // as router.signer: the DNSKEY RRset at the apex
+	names      *zoneNames
 }
 
 var _ fastpath.Source = (*cacheFiller)(nil)
@@ -63,6 +66,7 @@ func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
 	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
 		return a, false // a pod's search-path query: the answer depends on who asks
 	}
+	signAnswer(f.signer, f.names, resp, req, snap, zone)
 	dnsserver.Fit(resp, req, "udp", f.maxUDPSize)
 	wire, err := pack(resp, a.Rotate)
 	a.Wire = wire // the cache keeps a copy of its own

@@ -225,10 +225,15 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 // serve starts the DNS and HTTP servers; with changes, the fast path
 // serves too.
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) error {
+	signer, err := d.cfg.newSigner()
+	if err != nil {
+		return err
+	}
+	names := newZoneNames(res)
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,
 		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
-			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath},
+			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, signer: signer, names: names},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
 		FastStats:  d.metrics.startAnswers(res),
@@ -238,13 +243,13 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		Logger:     d.logger.With("component", "dns"),
 		Transfer:   d.transferServer(res),
 	}
-	var err error
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
 		return err
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
-		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath}
+		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath,
+			signer: signer, names: names}
 		cfg.FastPathChanges = changes
 		if qlog := d.queryLog(); qlog != nil {
 			cfg.FastLog = qlog.Wire
