@@ -119,7 +119,8 @@ func need(t *testing.T, binary, pkg string) string {
 }
 
 // delv asks server for name and qtype with delv, validating from the
-// trust anchor of zone in anchors; it returns delv's output.
+// trust anchor of zone in anchors; it returns delv's output (delv's exit
+// status is 0 when validation fails too: the output says how it ended).
 func delv(t *testing.T, server, anchors, zone, name, qtype string) (string, error) {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(server)
@@ -147,10 +148,164 @@ func TestDelvValidatesSignedAnswers(t *testing.T) {
 		t.Run(c.name+" "+c.qtype, func(t *testing.T) {
 			anchors := z.anchorFile(t, z.anchors[c.zone])
 			out, err := delv(t, z.d.DNSAddr(), anchors, c.zone, c.name, c.qtype)
-			t.Log(out)
 			if err != nil || !strings.Contains(out, c.want) {
 				t.Errorf("delv %s %s: %v, want %q in:\n%s", c.name, c.qtype, err, c.want, out)
 			}
 		})
 	}
+}
+
+func TestDelvFailsATamperedAnswer(t *testing.T) {
+	need(t, "delv", "bind9-dnsutils")
+	z := startSignedZone(t)
+	proxy := tamperingProxy(t, z.d.DNSAddr())
+	anchors := z.anchorFile(t, z.anchors["cluster.local."])
+	out, err := delv(t, proxy, anchors, "cluster.local.", "web.default.svc.cluster.local.", "A")
+	if strings.Contains(out, "fully validated") || !strings.Contains(out, "resolution failed: RRSIG failed to verify") {
+		t.Errorf("delv accepted an answer whose A record was changed after signing (%v):\n%s", err, out)
+	}
+}
+
+func TestDelvFailsAnswersSignedByAKeyThatIsNotTheAnchor(t *testing.T) {
+	need(t, "delv", "bind9-dnsutils")
+	z := startSignedZone(t)
+	other, err := dnssec.NewKey(t.TempDir(), "cluster.local.", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := dnssec.ReadKey(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := delv(t, z.d.DNSAddr(), z.anchorFile(t, k.DNSKEY), "cluster.local.", "web.default.svc.cluster.local.", "A")
+	if strings.Contains(out, "fully validated") || !strings.Contains(out, "resolution failed: broken trust chain") {
+		t.Errorf("delv validated an answer from a key other than its trust anchor (%v):\n%s", err, out)
+	}
+}
+
+// tamperingProxy forwards queries to server and changes every A record of
+// the answers it returns to 10.96.0.99, leaving the signatures as they
+// were; it returns its address.
+func tamperingProxy(t *testing.T, server string) string {
+	t.Helper()
+	return dnstest.StartServer(t, dnstest.Reply(func(req *dns.Msg) *dns.Msg {
+		resp, err := dnstest.Send("tcp", server, req)
+		if err != nil {
+			return nil
+		}
+		for _, rr := range resp.Answer {
+			if a, ok := rr.(*dns.A); ok {
+				a.A = net.IPv4(10, 96, 0, 99)
+			}
+		}
+		return resp
+	}))
+}
+
+func TestUnboundValidatesThroughSkydns(t *testing.T) {
+	z := startSignedZone(t)
+	addr := startUnbound(t, z.d.DNSAddr(), z.anchors["cluster.local."], z.anchors["in-addr.arpa."])
+	cases := []struct {
+		name  string
+		qtype uint16
+		rcode int
+	}{
+		{"web.default.svc.cluster.local.", dns.TypeA, dns.RcodeSuccess},
+		{"_http._tcp.web.default.svc.cluster.local.", dns.TypeSRV, dns.RcodeSuccess},
+		{"1.0.96.10.in-addr.arpa.", dns.TypePTR, dns.RcodeSuccess},
+		{"nosuch.default.svc.cluster.local.", dns.TypeA, dns.RcodeNameError},
+		{"web.default.svc.cluster.local.", dns.TypeTXT, dns.RcodeSuccess},
+	}
+	for _, c := range cases {
+		resp := askDO(t, addr, c.name, c.qtype)
+		if resp.Rcode != c.rcode || !resp.AuthenticatedData {
+			t.Errorf("Unbound answered %s %s with %s, AD %v; want %s with AD", c.name, dns.TypeToString[c.qtype],
+				dns.RcodeToString[resp.Rcode], resp.AuthenticatedData, dns.RcodeToString[c.rcode])
+		}
+	}
+}
+
+func TestUnboundFailsATamperedAnswer(t *testing.T) {
+	z := startSignedZone(t)
+	addr := startUnbound(t, tamperingProxy(t, z.d.DNSAddr()), z.anchors["cluster.local."])
+	if resp := askDO(t, addr, "web.default.svc.cluster.local.", dns.TypeA); resp.Rcode != dns.RcodeServerFailure {
+		t.Errorf("Unbound answered a tampered A record with %s, want SERVFAIL:\n%v", dns.RcodeToString[resp.Rcode], resp)
+	}
+}
+
+// askDO asks addr for name and qtype with the DO bit and RD.
+func askDO(t *testing.T, addr, name string, qtype uint16) *dns.Msg {
+	t.Helper()
+	req := new(dns.Msg).SetQuestion(name, qtype)
+	req.SetEdns0(1232, true)
+	return dnstest.Exchange(t, "udp", addr, req)
+}
+
+// startUnbound runs Unbound as a validating resolver on 127.0.0.1 whose
+// stub for cluster.local. and in-addr.arpa. is server, with anchors as its
+// trust anchors, until the test ends; it returns its address once it
+// answers.
+func startUnbound(t *testing.T, server string, anchors ...*dns.DNSKEY) string {
+	t.Helper()
+	bin := need(t, "unbound", "unbound")
+	dir := t.TempDir()
+	pc, l := dnstest.ListenPair(t)
+	addr := pc.LocalAddr().String()
+	pc.Close() // Unbound takes the port; another process could in between, and the test would fail
+	l.Close()
+	conf := filepath.Join(dir, "unbound.conf")
+	if err := os.WriteFile(conf, []byte(unboundConf(dir, addr, server, anchors)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-d", "-c", conf)
+	var log logBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	err := poll.Until(t.Context(), 15*time.Second, func(context.Context) error {
+		_, err := dnstest.Send("udp", addr, new(dns.Msg).SetQuestion("version.bind.", dns.TypeTXT))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Unbound does not answer on %s: %v\n%s", addr, err, log.String())
+	}
+	return addr
+}
+
+// unboundConf is a validating Unbound on addr with every zone of anchors
+// stubbed to server.
+func unboundConf(dir, addr, server string, anchors []*dns.DNSKEY) string {
+	host, port, _ := net.SplitHostPort(addr)
+	sHost, sPort, _ := net.SplitHostPort(server)
+	var b strings.Builder
+	fmt.Fprintf(&b, `server:
+  interface: %s
+  port: %s
+  do-ip6: no
+  chroot: ""
+  username: ""
+  directory: %q
+  pidfile: %q
+  use-syslog: no
+  logfile: ""
+  verbosity: 1
+  val-log-level: 2
+  do-not-query-localhost: no
+  qname-minimisation: no
+  module-config: "validator iterator"
+  unblock-lan-zones: yes
+`, host, port, dir, filepath.Join(dir, "unbound.pid"))
+	for _, k := range anchors {
+		fmt.Fprintf(&b, "  trust-anchor: \"%s DNSKEY %d %d %d %s\"\n", k.Hdr.Name, k.Flags, k.Protocol, k.Algorithm, k.PublicKey)
+	}
+	for _, k := range anchors {
+		fmt.Fprintf(&b, "stub-zone:\n  name: %q\n  stub-addr: %s@%s\n", k.Hdr.Name, sHost, sPort)
+	}
+	b.WriteString("remote-control:\n  control-enable: no\n")
+	return b.String()
 }
