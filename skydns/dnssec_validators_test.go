@@ -309,3 +309,24 @@ func unboundConf(dir, addr, server string, anchors []*dns.DNSKEY) string {
 	b.WriteString("remote-control:\n  control-enable: no\n")
 	return b.String()
 }
+
+func TestDelvValidatesWithEitherKeyDuringARollover(t *testing.T) {
+	need(t, "delv", "bind9-dnsutils")
+	newKey, err := dnssec.NewKey(t.TempDir(), "cluster.local.", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	incoming, err := dnssec.ReadKey(newKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := startSignedZone(t, newKey)
+	for _, anchor := range []*dns.DNSKEY{z.anchors["cluster.local."], incoming.DNSKEY} {
+		for _, q := range [][2]string{{"web.default.svc.cluster.local.", "A"}, {"nosuch.default.svc.cluster.local.", "A"}} {
+			out, _ := delv(t, z.d.DNSAddr(), z.anchorFile(t, anchor), "cluster.local.", q[0], q[1])
+			if !strings.Contains(out, "fully validated") {
+				t.Errorf("with the anchor of key %d, delv did not validate %s %s:\n%s", anchor.KeyTag(), q[0], q[1], out)
+			}
+		}
+	}
+}
