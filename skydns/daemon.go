@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
@@ -43,6 +44,8 @@ type Daemon struct {
 	loopDone chan struct{}
 	lameduck atomic.Bool // set by Lameduck: /readyz is 503, DNS still answers
 	closing  atomic.Bool // set by Stop: the listeners are closing
+
+	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
 	stopNotify     func() // stops the notifier and waits for it; nil if none
@@ -229,6 +232,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 	if err != nil {
 		return err
 	}
+	d.signer = signer
 	names := newZoneNames(res)
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,

@@ -48,12 +48,16 @@ func (c *Config) newSigner() (*dnssec.Signer, error) {
 }
 
 // signAnswer finishes resp, the answer to req from snap in zone, with
-// DNSSEC when zone is signed (see dnssec.Signer.Apply).
-func signAnswer(s *dnssec.Signer, names *zoneNames, resp, req *dns.Msg, snap *snapshot.Snapshot, zone resolver.ZoneMatch) {
+// DNSSEC when zone is signed (see dnssec.Signer.Apply), and reports
+// whether it is. visit, if not nil, sees every name the denial read (as
+// resolver.ResolveIn's visit).
+func signAnswer(s *dnssec.Signer, names *zoneNames, resp, req *dns.Msg, snap *snapshot.Snapshot, zone resolver.ZoneMatch,
+	visit func(string)) bool {
 	if s == nil || !s.Signs(zone.Name()) {
-		return
+		return false
 	}
-	s.Apply(resp, req, zone.Name(), names.in(snap, zone))
+	s.Apply(resp, req, zone.Name(), names.in(snap, zone, visit))
+	return true
 }
 
 // typesAtName are the types whose presence at a name the NSEC3 bitmaps
@@ -79,9 +83,10 @@ func newZoneNames(res *resolver.Resolver) *zoneNames {
 	return &zoneNames{resolver: res, exists: make(map[string]bool), types: make(map[string][]uint16)}
 }
 
-// in is the view of snap's zone.
-func (n *zoneNames) in(snap *snapshot.Snapshot, zone resolver.ZoneMatch) dnssec.Names {
-	return snapNames{n: n, snap: snap, zone: zone}
+// in is the view of snap's zone; visit, if not nil, sees every name asked
+// about.
+func (n *zoneNames) in(snap *snapshot.Snapshot, zone resolver.ZoneMatch, visit func(string)) dnssec.Names {
+	return snapNames{n: n, snap: snap, zone: zone, visit: visit}
 }
 
 // at empties zoneNames' maps when rev is a new revision; n.mu must be
@@ -128,14 +133,16 @@ func (n *zoneNames) rememberTypes(rev int64, name string, types []uint16) {
 
 // snapNames is zoneNames over one snapshot and zone.
 type snapNames struct {
-	n    *zoneNames
-	snap *snapshot.Snapshot
-	zone resolver.ZoneMatch
+	n     *zoneNames
+	snap  *snapshot.Snapshot
+	zone  resolver.ZoneMatch
+	visit func(string)
 }
 
 // Exists reports whether name has records at or below it: a question for
 // it is not NXDOMAIN.
 func (s snapNames) Exists(name string) bool {
+	s.visited(name)
 	rev := s.snap.Revision()
 	if exists, ok := s.n.knownExists(rev, name); ok {
 		return exists
@@ -147,6 +154,7 @@ func (s snapNames) Exists(name string) bool {
 
 // Types are the types of the records the resolver answers at name itself.
 func (s snapNames) Types(name string) []uint16 {
+	s.visited(name)
 	rev := s.snap.Revision()
 	if types, ok := s.n.knownTypes(rev, name); ok {
 		return types
@@ -159,6 +167,12 @@ func (s snapNames) Types(name string) []uint16 {
 	}
 	s.n.rememberTypes(rev, name, types)
 	return types
+}
+
+func (s snapNames) visited(name string) {
+	if s.visit != nil {
+		s.visit(name)
+	}
 }
 
 // has reports whether the answer for name and t has a record of type t

@@ -33,8 +33,15 @@ type signedZone struct {
 // keys, for a rollover, are named in extra) and waits until it answers.
 func startSignedZone(t *testing.T, extra ...string) *signedZone {
 	t.Helper()
+	return startSignedZoneWith(t, true, extra...)
+}
+
+// startSignedZoneWith is startSignedZone with the fast path on or off.
+func startSignedZoneWith(t *testing.T, fastPath bool, extra ...string) *signedZone {
+	t.Helper()
 	z := &signedZone{etcd: etcdtest.Start(t), dir: t.TempDir(), anchors: make(map[string]*dns.DNSKEY)}
 	cfg := testConfig(z.etcd.ClientURL())
+	cfg.FastPath = fastPath
 	for _, zone := range []string{"cluster.local.", "in-addr.arpa."} {
 		cfg.DNSSECKeys = append(cfg.DNSSECKeys, z.newKey(t, zone))
 	}
@@ -134,7 +141,14 @@ func delv(t *testing.T, server, anchors, zone, name, qtype string) (string, erro
 
 func TestDelvValidatesSignedAnswers(t *testing.T) {
 	need(t, "delv", "bind9-dnsutils")
-	z := startSignedZone(t)
+	for _, fastPath := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fast path %v", fastPath), func(t *testing.T) { delvValidates(t, startSignedZoneWith(t, fastPath)) })
+	}
+}
+
+// delvValidates checks that delv validates an A, an SRV, a PTR, an
+// NXDOMAIN and a NODATA answer of z.
+func delvValidates(t *testing.T, z *signedZone) {
 	cases := []struct {
 		name, qtype, zone, want string
 	}{

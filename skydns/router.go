@@ -53,7 +53,7 @@ func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
 	}
 	if r.signer != nil && snap.Revision() != 0 {
 		zone, _ := r.resolver.Match(q.Msg.Question[0].Name)
-		signAnswer(r.signer, r.names, resp, q.Msg, snap, zone)
+		signAnswer(r.signer, r.names, resp, q.Msg, snap, zone, nil)
 	}
 	return resp
 }

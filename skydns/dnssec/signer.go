@@ -112,6 +112,9 @@ func (s *Signer) Zones() []string {
 // Signs reports whether zone (lower case, fully qualified) is signed.
 func (s *Signer) Signs(zone string) bool { return s.zones[zone] != nil }
 
+// Validity is how long a signature is valid from when it is made.
+func (s *Signer) Validity() time.Duration { return s.validity }
+
 // Signed is how many RRsets the Signer has signed (cache misses).
 func (s *Signer) Signed() uint64 { return s.signed.Load() }
 
