@@ -56,16 +56,24 @@ func startSignedZoneWith(t *testing.T, fastPath bool, extra ...string) *signedZo
 // anchor and returns its path.
 func (z *signedZone) newKey(t *testing.T, zone string) string {
 	t.Helper()
-	path, err := dnssec.NewKey(z.dir, zone, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := dnssec.ReadKey(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, k := newTestKey(t, z.dir, zone)
 	z.anchors[zone] = k.DNSKEY
-	return path + ".key"
+	return path
+}
+
+// newTestKey writes a new CSK of zone into dir and returns its .key file
+// and the key read back.
+func newTestKey(tb testing.TB, dir, zone string) (string, dnssec.Key) {
+	tb.Helper()
+	base, err := dnssec.NewKey(dir, zone, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	k, err := dnssec.ReadKey(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return base + ".key", k
 }
 
 func (z *signedZone) putRecords(t *testing.T) {
@@ -183,14 +191,7 @@ func TestDelvFailsATamperedAnswer(t *testing.T) {
 func TestDelvFailsAnswersSignedByAKeyThatIsNotTheAnchor(t *testing.T) {
 	need(t, "delv", "bind9-dnsutils")
 	z := startSignedZone(t)
-	other, err := dnssec.NewKey(t.TempDir(), "cluster.local.", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := dnssec.ReadKey(other)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := newTestKey(t, t.TempDir(), "cluster.local.")
 	out, err := delv(t, z.d.DNSAddr(), z.anchorFile(t, k.DNSKEY), "cluster.local.", "web.default.svc.cluster.local.", "A")
 	if strings.Contains(out, "fully validated") || !strings.Contains(out, "resolution failed: broken trust chain") {
 		t.Errorf("delv validated an answer from a key other than its trust anchor (%v):\n%s", err, out)
@@ -326,14 +327,7 @@ func unboundConf(dir, addr, server string, anchors []*dns.DNSKEY) string {
 
 func TestDelvValidatesWithEitherKeyDuringARollover(t *testing.T) {
 	need(t, "delv", "bind9-dnsutils")
-	newKey, err := dnssec.NewKey(t.TempDir(), "cluster.local.", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	incoming, err := dnssec.ReadKey(newKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	newKey, incoming := newTestKey(t, t.TempDir(), "cluster.local.")
 	z := startSignedZone(t, newKey)
 	for _, anchor := range []*dns.DNSKEY{z.anchors["cluster.local."], incoming.DNSKEY} {
 		for _, q := range [][2]string{{"web.default.svc.cluster.local.", "A"}, {"nosuch.default.svc.cluster.local.", "A"}} {

@@ -101,6 +101,7 @@ type Cache struct {
 	store  *Store
 	key    []byte // scratch for the key of the query at hand
 	turn   uint32 // replies with a rotation so far
+	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -177,7 +178,7 @@ func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, o
 	if !ok || (q.do && c.dnssec == nil) {
 		return out, Series{}, false
 	}
-	e, version, found := c.store.get(key)
+	e, version, found := c.store.get(key, c.now)
 	if !found {
 		e = c.fill(key, q)
 	}
@@ -208,12 +209,12 @@ func (c *Cache) nextTurn() uint32 {
 }
 
 // get returns the entry of key and the version the store is at. An
-// entry past its expiry is deleted and not found.
-func (s *Store) get(key []byte) (entry, uint64, bool) {
+// entry past its expiry at now (Unix time) is deleted and not found.
+func (s *Store) get(key []byte, now int64) (entry, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, found := s.entries[string(key)]
-	if found && e.expires != 0 && time.Now().Unix() >= e.expires {
+	if found && e.expires != 0 && now >= e.expires {
 		delete(s.entries, string(key)) // its deps and volatile references only cost a fill
 		return entry{}, s.version, false
 	}
