@@ -52,15 +52,22 @@ func (c *sigCache) put(key string, e cached) {
 // rrsetKey is what an RRset's signatures depend on: its owner in lower
 // case and each record's type, class, TTL and RDATA as packed, in sorted
 // order (a rotated RRset has the key of the unrotated one). buf is
-// scratch space.
+// scratch space. The records are packed inside a message, never with
+// dns.PackRR, which writes their Rdlength: they are shared with the
+// resolver's other answers.
 func rrsetKey(rrs []dns.RR, buf []byte) string {
 	parts := make([][]byte, 0, len(rrs))
+	var m dns.Msg
+	var one [1]dns.RR
+	m.Answer = one[:]
 	for _, rr := range rrs {
-		n, err := dns.PackRR(rr, buf, 0, nil, false)
+		one[0] = rr
+		wire, err := m.PackBuffer(buf)
 		if err != nil {
-			return "" // never kept: see signRRset
+			return "" // never kept: see Signer.sigs
 		}
-		parts = append(parts, bytes.Clone(buf[nameLen(buf):n]))
+		rest := wire[msgHeaderLen:]
+		parts = append(parts, bytes.Clone(rest[nameLen(rest):]))
 	}
 	slices.SortFunc(parts, bytes.Compare)
 	var b strings.Builder
@@ -71,6 +78,9 @@ func rrsetKey(rrs []dns.RR, buf []byte) string {
 	}
 	return b.String()
 }
+
+// msgHeaderLen is the length of a DNS message's header.
+const msgHeaderLen = 12
 
 // nameLen is the length of the uncompressed name at the start of wire.
 func nameLen(wire []byte) int {
