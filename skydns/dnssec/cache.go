@@ -71,12 +71,24 @@ func rrsetKey(rrs []dns.RR, buf []byte) string {
 	}
 	slices.SortFunc(parts, bytes.Compare)
 	var b strings.Builder
-	b.WriteString(strings.ToLower(rrs[0].Header().Name))
+	writeLower(&b, rrs[0].Header().Name)
 	for _, p := range parts {
 		b.WriteByte(0)
 		b.Write(p)
 	}
 	return b.String()
+}
+
+// writeLower writes name to b in ASCII lower case, without the copy
+// strings.ToLower makes of a name with capitals.
+func writeLower(b *strings.Builder, name string) {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
 }
 
 // msgHeaderLen is the length of a DNS message's header.

@@ -172,7 +172,7 @@ func signable(rr dns.RR, zone string) bool {
 	case dns.TypeOPT, dns.TypeRRSIG:
 		return false
 	}
-	return dns.IsSubDomain(zone, strings.ToLower(rr.Header().Name))
+	return dns.IsSubDomain(zone, rr.Header().Name) // case-insensitive
 }
 
 // rrsets splits rrs into RRsets (owner, ignoring case, and type), in the
