@@ -136,7 +136,7 @@ func (s *Signer) Apply(resp, req *dns.Msg, zone string, names Names) {
 	}
 	q := req.Question[0]
 	if q.Qtype == dns.TypeDNSKEY && strings.EqualFold(q.Name, zone) && resp.Rcode == dns.RcodeSuccess {
-		resp.Answer, resp.Ns = z.dnskeys, nil
+		resp.Answer, resp.Ns = slices.Clone(z.dnskeys), nil
 	}
 	if !WantsDNSSEC(req) {
 		return
