@@ -155,7 +155,8 @@ func TestDelvValidatesSignedAnswers(t *testing.T) {
 }
 
 // delvValidates checks that delv validates an A, an SRV, a PTR, an
-// NXDOMAIN and a NODATA answer of z.
+// NXDOMAIN and a NODATA answer of z, a question in mixed case and one with
+// a "*" label.
 func delvValidates(t *testing.T, z *signedZone) {
 	cases := []struct {
 		name, qtype, zone, want string
@@ -165,6 +166,8 @@ func delvValidates(t *testing.T, z *signedZone) {
 		{"1.0.96.10.in-addr.arpa.", "PTR", "in-addr.arpa.", "; fully validated"},
 		{"nosuch.default.svc.cluster.local.", "A", "cluster.local.", "; negative response, fully validated"},
 		{"web.default.svc.cluster.local.", "TXT", "cluster.local.", "; negative response, fully validated"},
+		{"Web.Default.svc.cluster.local.", "A", "cluster.local.", "; fully validated"},
+		{"*.default.svc.cluster.local.", "A", "cluster.local.", "; fully validated"}, // SkyDNS's wildcard query
 	}
 	for _, c := range cases {
 		t.Run(c.name+" "+c.qtype, func(t *testing.T) {
