@@ -116,6 +116,15 @@ func TestAChangedRRsetIsSignedAgainAtOnce(t *testing.T) {
 	if first.Answer[1].String() == second.Answer[2].String() {
 		t.Errorf("the changed RRset has the old RRset's signature")
 	}
+	firstA := second.Answer[0].String()
+	for range 3 { // the fast path turns the RRset in the signed bytes it keeps
+		third := askDO(t, z.d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA)
+		z.verify(t, third)
+		if third.Answer[0].String() != firstA {
+			return
+		}
+	}
+	t.Errorf("the signed A RRset was not rotated in four answers")
 }
 
 // verify checks that resp is signed: every RRset of every section has an

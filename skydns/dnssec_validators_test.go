@@ -341,3 +341,23 @@ func TestDelvValidatesWithEitherKeyDuringARollover(t *testing.T) {
 		}
 	}
 }
+
+func TestDelvValidatesAZoneSignedByAKSKAndAZSK(t *testing.T) {
+	need(t, "delv", "bind9-dnsutils")
+	zsk, err := dnssec.NewKey(t.TempDir(), "cluster.local.", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := startSignedZone(t, zsk+".key") // the zone's CSK becomes its KSK: a ZSK signs the data
+	zskKey, _ := dnssec.ReadKey(zsk)
+	resp := askDO(t, z.d.DNSAddr(), "web.default.svc.cluster.local.", dns.TypeA)
+	if sig, ok := resp.Answer[len(resp.Answer)-1].(*dns.RRSIG); !ok || sig.KeyTag != zskKey.DNSKEY.KeyTag() {
+		t.Fatalf("want the A RRset signed by the ZSK %d, got:\n%v", zskKey.DNSKEY.KeyTag(), resp)
+	}
+	anchors := z.anchorFile(t, z.anchors["cluster.local."])
+	for _, q := range [][2]string{{"web.default.svc.cluster.local.", "A"}, {"nosuch.default.svc.cluster.local.", "A"}} {
+		if out, _ := delv(t, z.d.DNSAddr(), anchors, "cluster.local.", q[0], q[1]); !strings.Contains(out, "fully validated") {
+			t.Errorf("delv did not validate %s %s from the KSK:\n%s", q[0], q[1], out)
+		}
+	}
+}
