@@ -233,6 +233,9 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		return err
 	}
 	d.signer = signer
+	if signer != nil {
+		d.logger.Info("signing with DNSSEC", "zones", signer.Zones(), "keys", signer.KeyTags())
+	}
 	names := newZoneNames(res)
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,

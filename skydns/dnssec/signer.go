@@ -109,6 +109,19 @@ func (s *Signer) Zones() []string {
 	return zones
 }
 
+// KeyTags are the tags of the keys of every zone, in the order of Zones.
+func (s *Signer) KeyTags() [][]uint16 {
+	var tags [][]uint16
+	for _, zone := range s.Zones() {
+		var zt []uint16
+		for _, k := range s.zones[zone].dnskeys {
+			zt = append(zt, k.(*dns.DNSKEY).KeyTag())
+		}
+		tags = append(tags, zt)
+	}
+	return tags
+}
+
 // Signs reports whether zone (lower case, fully qualified) is signed.
 func (s *Signer) Signs(zone string) bool { return s.zones[zone] != nil }
 

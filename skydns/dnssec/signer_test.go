@@ -193,6 +193,10 @@ func TestAnswersWithoutTheDOBitAreLeftAsTheyAre(t *testing.T) {
 func TestTheApexAnswersItsDNSKEYsSignedByTheKSK(t *testing.T) {
 	ksk, zsk := testKey(t, true), testKey(t, false)
 	s := New(Config{Keys: []Key{ksk, zsk}})
+	if tags := s.KeyTags(); !slices.Equal(s.Zones(), []string{zone}) || len(tags) != 1 ||
+		!slices.Equal(tags[0], []uint16{ksk.DNSKEY.KeyTag(), zsk.DNSKEY.KeyTag()}) {
+		t.Errorf("zones %v, key tags %v; want %s with %d and %d", s.Zones(), tags, zone, ksk.DNSKEY.KeyTag(), zsk.DNSKEY.KeyTag())
+	}
 	req := query(zone, dns.TypeDNSKEY, true)
 	resp := negative(req, dns.RcodeSuccess) // the resolver knows no DNSKEY
 	s.Apply(resp, req, zone, testNames)
