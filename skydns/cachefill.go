@@ -2,10 +2,12 @@ package skydns
 
 import (
 	"strings"
+	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -25,8 +27,10 @@ type cacheFiller struct {
 	resolver   *resolver.Resolver
 	mirror     *Mirror
 	maxUDPSize int
-	rotate     bool // as router.rotate: the fast path turns the records
-	autopath   bool // as router.autopath
+	rotate     bool           // as router.rotate: the fast path turns the records
+	autopath   bool           // as router.autopath
+	signer     *dnssec.Signer // as router.signer: the DNSKEY RRset at the apex
+	names      *zoneNames
 	// reverseFallthrough is router.reverseFallthrough.
 	reverseFallthrough bool
 }
@@ -39,6 +43,8 @@ func (f *cacheFiller) Version() uint64 {
 	return uint64(f.mirror.Snapshot().Revision())
 }
 
+var _ fastpath.DNSSECSource = (*cacheFiller)(nil)
+
 // Fill resolves a plain query for name in the snapshot being served, fits
 // the response to the largest UDP size and packs it. The answer is made
 // from the records at or below its name and at or below every name the
@@ -46,6 +52,18 @@ func (f *cacheFiller) Version() uint64 {
 // (SOA, NS) and for names with a wildcard label are volatile. The SOA
 // serial of negative answers is the revision.
 func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
+	return f.fill(name, qtype, false)
+}
+
+// FillDNSSEC is Fill for a query with the DO bit. In a signed zone the
+// answer is signed (signAnswer): it also depends on the names its denial
+// read, its SOA serial stays the one signed, and it expires while its
+// signatures are still valid for a quarter of their validity.
+func (f *cacheFiller) FillDNSSEC(name string, qtype uint16) (fastpath.Answer, bool) {
+	return f.fill(name, qtype, true)
+}
+
+func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer, bool) {
 	snap := f.mirror.Snapshot()
 	a := fastpath.Answer{Version: uint64(snap.Revision())}
 	zone, inZone := f.resolver.Match(name)
@@ -57,9 +75,10 @@ func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
 		a.Volatile = true
 		return a, false
 	}
-	req := plainQuery(name, qtype, f.maxUDPSize)
+	req := plainQuery(name, qtype, f.maxUDPSize, do)
 	a.Names = append(make([]string, 0, 4), name)
-	resp, external := f.resolver.ResolveIn(snap, zone, req, func(n string) { a.Names = appendName(a.Names, n) })
+	visit := func(n string) { a.Names = appendName(a.Names, n) }
+	resp, external := f.resolver.ResolveIn(snap, zone, req, visit)
 	a.Volatile, a.SerialIsVersion, a.Rotate = a.Zone == name || anyWildcard(a.Names), true, f.rotate
 	if external != "" {
 		return a, false
@@ -70,6 +89,9 @@ func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
 	if f.reverseFallthrough && zone.Reverse() && resp.Rcode == dns.RcodeNameError {
 		return a, false // the forwarder may answer it, for a client that may recurse
 	}
+	if signAnswer(f.signer, f.names, resp, req, snap, zone, visit) && do {
+		a.SerialIsVersion, a.Expires = false, time.Now().Add(f.signer.Validity()/4)
+	}
 	dnsserver.Fit(resp, req, "udp", f.maxUDPSize)
 	wire, err := pack(resp, a.Rotate)
 	a.Wire = wire // the cache keeps a copy of its own
@@ -77,11 +99,12 @@ func (f *cacheFiller) Fill(name string, qtype uint16) (fastpath.Answer, bool) {
 }
 
 // plainQuery is the query the fast path answers from its caches for name
-// and qtype: class IN, ID 0, RD and CD clear, EDNS0 with maxUDPSize.
-func plainQuery(name string, qtype uint16, maxUDPSize int) *dns.Msg {
+// and qtype: class IN, ID 0, RD and CD clear, EDNS0 with maxUDPSize and
+// the DO bit when do is set.
+func plainQuery(name string, qtype uint16, maxUDPSize int, do bool) *dns.Msg {
 	req := new(dns.Msg)
 	req.Question = []dns.Question{{Name: name, Qtype: qtype, Qclass: dns.ClassINET}}
-	req.SetEdns0(uint16(maxUDPSize), false)
+	req.SetEdns0(uint16(maxUDPSize), do)
 	return req
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/internal/version"
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/forward"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
@@ -110,6 +111,13 @@ type Config struct {
 	// second.
 	Notify []string
 
+	// DNSSECKeys are BIND-style key files (K<zone>+013+<tag>.key, with
+	// their .private beside them) of the served zones to sign online
+	// (see skydns/dnssec); empty: nothing is signed.
+	DNSSECKeys []string
+	// dnssecKeys are the keys DNSSECKeys name, read by Validate.
+	dnssecKeys []dnssec.Key
+
 	// Forward configures the forwarder for names outside the zones (the
 	// --upstream, --allow-recursion, --cache-*, --forward-* and
 	// --stub-domain flags); used when Forwarder is nil.
@@ -190,6 +198,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.TransferTo, "transfer-to", c.TransferTo, "client networks (CIDRs or IP addresses) allowed to transfer the zones over TCP (AXFR, IXFR), comma separated (empty: transfers are REFUSED)")
 	fs.StringSliceVar(&c.Notify, "notify", c.Notify, "secondaries (IP or IP:port, port 53 by default) sent a NOTIFY of every zone when the records change, at most once a second (needs --transfer-to)")
 	fs.DurationVar(&c.MaxStale, "max-stale", c.MaxStale, "turn /readyz 503 once the snapshot has not been confirmed current by etcd for this long (0: never; a stale snapshot keeps being served either way)")
+	fs.StringSliceVar(&c.DNSSECKeys, "dnssec-key", c.DNSSECKeys, "DNSSEC key files K<zone>+013+<tag>.key (ECDSA P-256; the .private beside it), repeatable: the zones of the keys are signed online for queries with the DO bit (a CSK, or KSKs and ZSKs; two of one role during a rollover)")
 	c.Forward.AddFlags(fs)
 	c.RRL.AddFlags(fs)
 }
@@ -223,7 +232,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("pprof", c.Pprof),
 		slog.Duration("lameduck", c.Lameduck), slog.Duration("shutdown-timeout", c.ShutdownTimeout),
 		slog.Duration("max-stale", c.MaxStale),
-		slog.Any("transfer-to", c.TransferTo), slog.Any("notify", c.Notify),
+		slog.Any("transfer-to", c.TransferTo), slog.Any("notify", c.Notify), slog.Any("dnssec-key", c.DNSSECKeys),
 		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
 			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),
 	}

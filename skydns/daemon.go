@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
@@ -43,6 +44,8 @@ type Daemon struct {
 	loopDone chan struct{}
 	lameduck atomic.Bool // set by Lameduck: /readyz is 503, DNS still answers
 	closing  atomic.Bool // set by Stop: the listeners are closing
+
+	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
 	stopNotify     func() // stops the notifier and waits for it; nil if none
@@ -242,10 +245,20 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 // serve starts the DNS and HTTP servers; with changes, the fast path
 // serves too.
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) error {
+	signer, err := d.cfg.newSigner()
+	if err != nil {
+		return err
+	}
+	d.signer = signer
+	if signer != nil {
+		d.logger.Info("signing with DNSSEC", "zones", signer.Zones(), "keys", signer.KeyTags())
+	}
+	names := newZoneNames(res)
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,
 		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
-			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough},
+			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
+			signer: signer, names: names},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
 		FastStats:  d.metrics.startAnswers(res),
@@ -255,14 +268,13 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		Logger:     d.logger.With("component", "dns"),
 		Transfer:   d.transferServer(res),
 	}
-	var err error
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
 		return err
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
-		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate,
-			autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough}
+		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath,
+			reverseFallthrough: d.cfg.ReverseFallthrough, signer: signer, names: names}
 		cfg.FastPathChanges = changes
 		if qlog := d.queryLog(); qlog != nil {
 			cfg.FastLog = qlog.Wire

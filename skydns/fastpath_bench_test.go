@@ -81,14 +81,7 @@ func BenchmarkOrdinaryPath(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		req := new(dns.Msg)
-		if err := req.Unpack(queries[i%len(queries)]); err != nil {
-			b.Fatal(err)
-		}
-		resp := dnsserver.Reply(b.Context(), router, dnsserver.Query{Msg: req, Proto: "udp"}, dnsserver.DefaultMaxUDPSize)
-		if _, err := resp.Pack(); err != nil {
-			b.Fatal(err)
-		}
+		ordinaryReply(b, router, queries[i%len(queries)])
 		i++
 	}
 }

@@ -126,7 +126,8 @@ func addEDNS(m *dns.Msg, sel uint8, size uint16) bool {
 		m.SetEdns0(size, false)
 		return true
 	case 4:
-		m.SetEdns0(size, true) // DO
+		m.SetEdns0(size, true) // DO: plain, with an answer of its own
+		return true
 	default:
 		m.SetEdns0(size, false)
 		m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: "0102030405060708"}}
@@ -464,6 +465,7 @@ func isPlain(m *dns.Msg) bool {
 	if len(m.Extra) == 0 {
 		return true
 	}
+	const ttlDO = 0x8000 // the DO bit alone in the OPT record's TTL
 	opt, ok := m.Extra[0].(*dns.OPT)
-	return ok && opt.Hdr.Name == "." && opt.Hdr.Ttl == 0 && len(opt.Option) == 0
+	return ok && opt.Hdr.Name == "." && (opt.Hdr.Ttl == 0 || opt.Hdr.Ttl == ttlDO) && len(opt.Option) == 0
 }

@@ -6,8 +6,10 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
 // router is the ordinary path's Responder: it sends a query for a name in
@@ -30,6 +32,10 @@ type router struct {
 	// reverseFallthrough sends a reverse name the zones deny to the
 	// forwarder (see fallsThrough).
 	reverseFallthrough bool
+	// signer, if set, signs the answers of its zones (see signAnswer);
+	// names tells it what exists.
+	signer *dnssec.Signer
+	names  *zoneNames
 }
 
 var _ dnsserver.Responder = (*router)(nil)
@@ -37,15 +43,20 @@ var _ dnsserver.Responder = (*router)(nil)
 // Respond answers q (see route); an answer from the zones then follows a
 // pod's search path and is rotated, as configured.
 func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
-	resp, inZone := r.route(ctx, q)
+	snap := r.mirror.Snapshot()
+	resp, inZone := r.route(ctx, q, snap)
 	if !inZone {
 		return resp // the forwarder's: its records may be its cache's
 	}
 	if r.autopath && resp.Rcode == dns.RcodeNameError {
-		resp = r.searchPath(ctx, q, resp)
+		resp = r.searchPath(ctx, q, resp, snap)
 	}
 	if r.rotate && len(resp.Answer) > 1 {
 		resolver.Rotate(resp, uint(r.turns.Add(1)))
+	}
+	if r.signer != nil && snap.Revision() != 0 {
+		zone, _ := r.resolver.Match(q.Msg.Question[0].Name)
+		signAnswer(r.signer, r.names, resp, q.Msg, snap, zone, nil)
 	}
 	return resp
 }
@@ -53,16 +64,16 @@ func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
 // route answers q from the zones when its name is in them (inZone), and
 // from the forwarder otherwise. Class CH questions are the resolver's:
 // the server's identity, or REFUSED.
-func (r *router) route(ctx context.Context, q dnsserver.Query) (resp *dns.Msg, inZone bool) {
+func (r *router) route(ctx context.Context, q dnsserver.Query, snap *snapshot.Snapshot) (resp *dns.Msg, inZone bool) {
 	question := q.Msg.Question[0]
 	if question.Qclass == dns.ClassCHAOS {
-		return r.resolver.Resolve(r.mirror.Snapshot(), q.Msg), false
+		return r.resolver.Resolve(snap, q.Msg), false
 	}
 	zone, inZone := r.resolver.Match(question.Name)
 	if !inZone {
 		return r.forward(ctx, q), false
 	}
-	resp = r.resolveIn(ctx, q, zone)
+	resp = r.resolveIn(ctx, q, zone, snap)
 	if r.fallsThrough(zone, resp, q) {
 		return r.forward(ctx, q), false
 	}
@@ -81,10 +92,9 @@ func (r *router) fallsThrough(zone resolver.ZoneMatch, resp *dns.Msg, q dnsserve
 	return ok && ext.RecursionAllowed(q.Client)
 }
 
-// resolveIn answers q, whose name is in zone, from the newest snapshot,
-// and completes the answer when its CNAME chain leaves the zones.
-func (r *router) resolveIn(ctx context.Context, q dnsserver.Query, zone resolver.ZoneMatch) *dns.Msg {
-	snap := r.mirror.Snapshot()
+// resolveIn answers q, whose name is in zone, from snap, the newest
+// snapshot, and completes the answer when its CNAME chain leaves the zones.
+func (r *router) resolveIn(ctx context.Context, q dnsserver.Query, zone resolver.ZoneMatch, snap *snapshot.Snapshot) *dns.Msg {
 	if snap.Revision() == 0 {
 		// Not listed yet: an empty snapshot would deny names that exist,
 		// and resolvers cache denials. SERVFAIL makes clients retry.
@@ -103,8 +113,8 @@ func (r *router) resolveIn(ctx context.Context, q dnsserver.Query, zone resolver
 // behind a CNAME from the name asked. An answer that is neither NOERROR
 // nor NXDOMAIN (REFUSED for a client that may not recurse, SERVFAIL) ends
 // the search, and resp answers.
-func (r *router) searchPath(ctx context.Context, q dnsserver.Query, resp *dns.Msg) *dns.Msg {
-	names, ok := r.resolver.SearchPath(r.mirror.Snapshot(), q.Msg.Question[0].Name, q.Client)
+func (r *router) searchPath(ctx context.Context, q dnsserver.Query, resp *dns.Msg, snap *snapshot.Snapshot) *dns.Msg {
+	names, ok := r.resolver.SearchPath(snap, q.Msg.Question[0].Name, q.Client)
 	if !ok {
 		return resp
 	}
@@ -112,7 +122,7 @@ func (r *router) searchPath(ctx context.Context, q dnsserver.Query, resp *dns.Ms
 		step := q
 		step.Msg = q.Msg.Copy()
 		step.Msg.Question[0].Name = name
-		switch answer, _ := r.route(ctx, step); {
+		switch answer, _ := r.route(ctx, step, snap); {
 		case answer == nil || (answer.Rcode != dns.RcodeSuccess && answer.Rcode != dns.RcodeNameError):
 			return resp
 		case answer.Rcode == dns.RcodeSuccess:

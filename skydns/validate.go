@@ -21,13 +21,14 @@ import (
 // one line with "; ".
 func (c *Config) Validate() error {
 	c.Forward.ListenAddrs = []string{c.DNSAddr}
+	zonesErr := c.normalizeZones()
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
 		checkUDPSockets(c.UDPSockets),
 		checkGCPercent(c.GCPercent),
 		c.TCP.validate(),
 		checkListenAddr("--http-addr", c.HTTPAddr),
-		c.normalizeZones(),
+		zonesErr,
 		checkPrefix(c.Prefix),
 		checkTTL(c.TTL),
 		checkPodRecords(c.PodRecords),
@@ -41,6 +42,9 @@ func (c *Config) Validate() error {
 		checkNotNegative("--lameduck", c.Lameduck),
 		checkNotNegative("--max-stale", c.MaxStale),
 		c.checkTransfer(),
+	}
+	if zonesErr == nil { // the keys' zones must be served
+		errs = append(errs, c.loadDNSSECKeys())
 	}
 	if checkListenAddr("--dns-addr", c.DNSAddr) == nil {
 		errs = append(errs, c.Forward.Validate())

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
+	"github.com/kubesky/kubesky/skydns/dnssec"
 )
 
 var (
@@ -120,12 +121,22 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	ed25519Key := writeKey(t, dir, "Kcluster.local.+015+00002", "cluster.local. 3600 IN DNSKEY 257 3 15 l02Woi0iS8Aa25FQkUd9RMzZHJpBoRQwAQEX1SxZJA4=")
+	otherZone, err := dnssec.NewKey(dir, "example.org.", true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		env  []string
 		args []string
 		flag string
 	}{
+		{"a missing DNSSEC key", nil, []string{"--dnssec-key", filepath.Join(dir, "Kcluster.local.+013+00001.key")}, "--dnssec-key"},
+		{"a DNSSEC key of another algorithm", nil, []string{"--dnssec-key", ed25519Key}, "--dnssec-key"},
+		{"a DNSSEC key from the environment that names no key file", []string{"SKYDNS_DNSSEC_KEY=" + dir}, nil, "--dnssec-key"},
+		{"a DNSSEC key of a zone not served", nil, []string{"--dnssec-key", otherZone}, "--dnssec-key"},
 		{"a bad zone", nil, []string{"--zone", "a..b"}, "--zone"},
 		{"a bad DNS address", nil, []string{"--dns-addr", "localhost"}, "--dns-addr"},
 		{"a bad log level", nil, []string{"--log-level", "chatty"}, "--log-level"},

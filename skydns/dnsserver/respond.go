@@ -111,16 +111,30 @@ func respond(ctx context.Context, r Responder, q Query) *dns.Msg {
 
 // Fit sets resp's OPT record and truncates it to what the transport and
 // req's requester allow: the part of Reply the fast path also needs for
-// the answers it caches. Compression is always on. The sections' slices may
-// be shared with a cache, so they are copied before being changed.
+// the answers it caches. The OPT record has the DO bit when req's has and
+// resp is signed (has an RRSIG). Compression is always on. The sections'
+// slices may be shared with a cache, so they are copied before being
+// changed.
 func Fit(resp, req *dns.Msg, proto string, maxUDPSize int) {
 	resp.Extra = withoutOPT(resp.Extra)
 	reqOPT := req.IsEdns0()
 	if reqOPT != nil {
-		resp.SetEdns0(uint16(maxUDPSize), false)
+		resp.SetEdns0(uint16(maxUDPSize), reqOPT.Do() && signed(resp))
 	}
 	resp.Truncate(responseSize(proto, reqOPT, maxUDPSize))
 	resp.Compress = true
+}
+
+// signed reports whether resp has an RRSIG record.
+func signed(resp *dns.Msg) bool {
+	for _, section := range [][]dns.RR{resp.Answer, resp.Ns, resp.Extra} {
+		for _, rr := range section {
+			if rr.Header().Rrtype == dns.TypeRRSIG {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // responseSize is the largest response the requester accepts: over UDP

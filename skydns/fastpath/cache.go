@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Source is where a Cache gets the packed answers it serves on a miss: the
@@ -24,6 +25,15 @@ type Source interface {
 	// (names outside the zones, answers that depend on who asks, no data
 	// yet); the Answer then still says what that depends on.
 	Fill(name string, qtype uint16) (a Answer, ok bool)
+}
+
+// DNSSECSource is a Source that also answers queries with the DO bit:
+// FillDNSSEC is Fill for such a query (its OPT record has the DO bit; the
+// response's may too). Without it, queries with the DO bit take the
+// ordinary path.
+type DNSSECSource interface {
+	Source
+	FillDNSSEC(name string, qtype uint16) (a Answer, ok bool)
 }
 
 // Answer is one packed answer and what it depends on.
@@ -49,6 +59,9 @@ type Answer struct {
 	// record on each reply (see rotation); an answer whose RRset cannot be
 	// turned in place is left to the ordinary path.
 	Rotate bool
+	// Expires, if not zero, is when the answer stops being served (its
+	// signatures are due to be made again) and is filled again.
+	Expires time.Time
 }
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
@@ -83,10 +96,12 @@ type CacheConfig struct {
 // they were made from. A Cache belongs to one goroutine; its Store may be
 // shared.
 type Cache struct {
-	cfg   CacheConfig
-	store *Store
-	key   []byte // scratch for the key of the query at hand
-	turn  uint32 // replies with a rotation so far
+	cfg    CacheConfig
+	dnssec DNSSECSource // cfg.Source, if it is one
+	store  *Store
+	key    []byte // scratch for the key of the query at hand
+	turn   uint32 // replies with a rotation so far
+	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -120,6 +135,7 @@ type entry struct {
 	series   Series   // what it is counted under
 	serialAt int32    // offset of the SOA serial to set to the version; 0: none
 	rot      rotation // how its records turn between replies
+	expires  int64    // Unix time from which it is filled again; 0: never
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -128,7 +144,8 @@ func NewCache(cfg CacheConfig) *Cache {
 	if store == nil {
 		store = NewStore(cfg.Source, cfg.MaxEntries)
 	}
-	return &Cache{cfg: cfg, store: store, key: make([]byte, 0, maxNameLen+2)}
+	dnssec, _ := cfg.Source.(DNSSECSource)
+	return &Cache{cfg: cfg, dnssec: dnssec, store: store, key: make([]byte, 0, maxNameLen+3)}
 }
 
 // Len is the number of answers cached, including markers for names the
@@ -158,12 +175,12 @@ func (c *Cache) AppendStreamReply(out, pkt []byte) (_ []byte, _ Series, ok bool)
 func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, ok bool) {
 	q, key, ok := parseQuery(pkt, c.key[:0])
 	c.key = key
-	if !ok {
+	if !ok || (q.do && c.dnssec == nil) {
 		return out, Series{}, false
 	}
-	e, version, found := c.store.get(key)
+	e, version, found := c.store.get(key, c.now)
 	if !found {
-		e = c.fill(key, q.qtype)
+		e = c.fill(key, q)
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
 	if !fits {
@@ -191,11 +208,16 @@ func (c *Cache) nextTurn() uint32 {
 	return c.turn
 }
 
-// get returns the entry of key and the version the store is at.
-func (s *Store) get(key []byte) (entry, uint64, bool) {
+// get returns the entry of key and the version the store is at. An
+// entry past its expiry at now (Unix time) is deleted and not found.
+func (s *Store) get(key []byte, now int64) (entry, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, found := s.entries[string(key)]
+	if found && e.expires != 0 && now >= e.expires {
+		delete(s.entries, string(key)) // its deps and volatile references only cost a fill
+		return entry{}, s.version, false
+	}
 	return e, s.version, found
 }
 
@@ -228,14 +250,17 @@ func patch(out, pkt []byte, q query) {
 // fill asks the source for the answer of key and stores it, or a marker
 // when the ordinary path must answer. An answer from another version than
 // the store's is served but not kept.
-func (c *Cache) fill(key []byte, qtype uint16) entry {
-	name := key[:len(key)-2]
+func (c *Cache) fill(key []byte, q query) entry {
+	name := key[:q.nameEnd-headerLen]
 	c.cfg.Stats.fill()
-	a, ok := c.cfg.Source.Fill(presentationName(name), qtype)
+	a, ok := c.ask(presentationName(name), q)
 	var wire []byte
 	var e entry
-	if ok && c.usable(a.Wire, name) {
-		wire, e.series = a.Wire, c.cfg.Stats.stats.Series(a.Zone, qtype, true, int(a.Wire[3]&0xF))
+	if ok && c.usable(a.Wire, name, q.do) {
+		wire, e.series = a.Wire, c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF))
+		if !a.Expires.IsZero() {
+			e.expires = a.Expires.Unix()
+		}
 		if a.SerialIsVersion {
 			e.serialAt = int32(soaSerialAt(a.Wire))
 		}
@@ -244,6 +269,14 @@ func (c *Cache) fill(key []byte, qtype uint16) entry {
 		}
 	}
 	return c.store.keep(key, wire, e, a)
+}
+
+// ask is the source's answer to q, a query for name.
+func (c *Cache) ask(name string, q query) (Answer, bool) {
+	if q.do {
+		return c.dnssec.FillDNSSEC(name, q.qtype)
+	}
+	return c.cfg.Source.Fill(name, q.qtype)
 }
 
 // keep stores e with its answer wire under key, indexed by what it
@@ -281,14 +314,15 @@ func (s *Store) keep(key, wire []byte, e entry, a Answer) entry {
 }
 
 // usable checks that wire is what Source promises, so that patching it is
-// safe: one question with the name asked, a plain OPT record last, no TC.
-func (c *Cache) usable(wire, name []byte) bool {
+// safe: one question with the name asked, a plain OPT record last (with
+// the DO bit only when do), no TC.
+func (c *Cache) usable(wire, name []byte, do bool) bool {
 	const bitTC = 0x02
 	end := headerLen + len(name)
 	if len(wire) < end+4+optLen || wire[2]&bitTC != 0 || binary.BigEndian.Uint16(wire[4:]) != 1 ||
 		binary.BigEndian.Uint16(wire[arcountAt:]) == 0 || !bytes.Equal(wire[headerLen:end], name) {
 		return false
 	}
-	size, ok := plainOPT(wire[len(wire)-optLen:])
-	return ok && int(size) == c.cfg.MaxUDPSize
+	size, hasDO, ok := plainOPT(wire[len(wire)-optLen:])
+	return ok && int(size) == c.cfg.MaxUDPSize && (do || !hasDO)
 }

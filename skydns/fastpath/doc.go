@@ -12,9 +12,11 @@
 // A query is plain when it is exactly: a header with opcode QUERY, QR clear,
 // one question and no answer or authority records; a question of class IN
 // whose name has only letters, digits, '-', '_' and '*'; and at most one
-// additional record, an OPT of version 0 with no flags, no extended rcode and
-// no options; and a type other than AXFR and IXFR. Everything else —
-// DNSSEC's DO bit, EDNS options, several questions, other classes and
+// additional record, an OPT of version 0 with no flags but DNSSEC's DO bit,
+// no extended rcode and no options; and a type other than AXFR and IXFR. A
+// query with the DO bit is keyed apart and filled by a DNSSECSource's
+// FillDNSSEC (without one it is not plain). Everything else — other EDNS
+// flags, EDNS options, several questions, other classes and
 // opcodes, zone transfers (their answers depend on the client and the
 // transport), malformed packets, names outside the zones, answers that
 // depend on the client (a CNAME whose external target the forwarder

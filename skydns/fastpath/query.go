@@ -32,11 +32,16 @@ type query struct {
 	qtype   uint16 //
 	edns    bool   // the query has an OPT record
 	udpSize uint16 // its EDNS0 buffer size
+	do      bool   // its DO bit (DNSSEC OK) is set
 }
 
+// keyDO ends the cache key of a query with the DO bit: its answer is
+// another than the same question's without it.
+const keyDO = 0xFF
+
 // parseQuery reads pkt as a plain query (see the package doc) and appends
-// its cache key, the lower-cased wire name and the type, to key. ok is
-// false for anything else.
+// its cache key, the lower-cased wire name and the type (and keyDO with
+// the DO bit), to key. ok is false for anything else.
 func parseQuery(pkt, key []byte) (q query, _ []byte, ok bool) {
 	if len(pkt) < headerLen+1+4 || !plainHeader(pkt) {
 		return q, key, false
@@ -55,7 +60,10 @@ func parseQuery(pkt, key []byte) (q query, _ []byte, ok bool) {
 		return q, key, len(rest) == 0
 	}
 	q.edns = true
-	q.udpSize, ok = plainOPT(rest)
+	q.udpSize, q.do, ok = plainOPT(rest)
+	if q.do {
+		key = append(key, keyDO)
+	}
 	return q, key, ok
 }
 
@@ -86,18 +94,21 @@ func plainHeader(pkt []byte) bool {
 		counts[2]|counts[3]|counts[4]|counts[5]|counts[6] == 0 && counts[7] <= 1 // AN, NS 0; AR 0 or 1
 }
 
-// plainOPT returns the buffer size of rest when it is exactly one OPT
-// record of version 0 with no flags, extended rcode or options.
-func plainOPT(rest []byte) (size uint16, ok bool) {
+// plainOPT returns the buffer size of rest and its DO bit when it is
+// exactly one OPT record of version 0 with no flags but DO, no extended
+// rcode and no options.
+func plainOPT(rest []byte) (size uint16, do, ok bool) {
+	const flagDO = 0x80 // the high byte of the flags
 	if len(rest) != optLen || rest[0] != 0 || binary.BigEndian.Uint16(rest[1:]) != typeOPT {
-		return 0, false
+		return 0, false, false
 	}
-	for _, b := range rest[5:] { // TTL (extended rcode, version, flags) and RDLENGTH
-		if b != 0 {
-			return 0, false
+	do = rest[7] == flagDO
+	for i, b := range rest[5:] { // TTL (extended rcode, version, flags) and RDLENGTH
+		if b != 0 && !(i == 2 && do) {
+			return 0, false, false
 		}
 	}
-	return binary.BigEndian.Uint16(rest[3:]), true
+	return binary.BigEndian.Uint16(rest[3:]), do, true
 }
 
 // appendLowerName appends the uncompressed name at pkt[off:] to key, in

@@ -75,8 +75,9 @@ func TestParseQueryRejectsWhatIsNotPlain(t *testing.T) {
 	}
 	optHdr := dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT, Class: 1232}
 	nsid := &dns.OPT{Hdr: optHdr, Option: []dns.EDNS0{&dns.EDNS0_NSID{Code: dns.EDNS0NSID}}}
-	do := &dns.OPT{Hdr: optHdr}
-	do.SetDo()
+	doAndZ := &dns.OPT{Hdr: optHdr}
+	doAndZ.SetDo()
+	doAndZ.SetZ(1)
 	v1 := &dns.OPT{Hdr: optHdr}
 	v1.SetVersion(1)
 	tests := []struct {
@@ -102,7 +103,7 @@ func TestParseQueryRejectsWhatIsNotPlain(t *testing.T) {
 		{"an additional record that is not OPT", packQuery(t, "a.local.", dns.TypeA, 0, func(m *dns.Msg) {
 			m.Extra = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: "a.local.", Rrtype: dns.TypeA, Class: dns.ClassINET}, A: []byte{1, 2, 3, 4}}}
 		})},
-		{"the DO bit", setOPT(do)},
+		{"the DO bit with another flag", setOPT(doAndZ)},
 		{"EDNS version 1", setOPT(v1)},
 		{"an EDNS option", setOPT(nsid)},
 		{"an OPT record not owned by the root", setOPT(&dns.OPT{Hdr: dns.RR_Header{Name: "a.", Rrtype: dns.TypeOPT, Class: 1232}})},
@@ -134,6 +135,17 @@ func TestParseQueryRejectsWhatIsNotPlain(t *testing.T) {
 				t.Fatalf("parseQuery(%x) accepted it", tc.pkt)
 			}
 		})
+	}
+}
+
+func TestAQueryWithTheDOBitIsPlainWithAKeyOfItsOwn(t *testing.T) {
+	pkt := packQuery(t, "Web.cluster.local.", dns.TypeA, 1232, func(m *dns.Msg) { m.IsEdns0().SetDo() })
+	q, key, ok := parseQuery(pkt, nil)
+	if !ok || !q.do || !q.edns || q.udpSize != 1232 || string(key) != "\x03web\x07cluster\x05local\x00\x00\x01\xff" {
+		t.Fatalf("parseQuery: ok %v, do %v, edns %v, size %d, key %q", ok, q.do, q.edns, q.udpSize, key)
+	}
+	if q.nameEnd != headerLen+len("\x03web\x07cluster\x05local\x00") {
+		t.Fatalf("nameEnd %d", q.nameEnd)
 	}
 }
 

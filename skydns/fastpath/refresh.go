@@ -3,14 +3,17 @@ package fastpath
 import (
 	"hash/maphash"
 	"strings"
+	"time"
 )
 
 // Refresh brings the cache's store to the source's version, if it
 // changed: the answers made from names the new version changed (at or
 // below them) are dropped, and so are volatile ones; when the changes are
 // not known, everything is. Call it before each batch of queries; with a
-// shared store the first Cache to see a new version does the work.
+// shared store the first Cache to see a new version does the work. It also
+// reads the clock that answers' expiries are checked against.
 func (c *Cache) Refresh() {
+	c.now = time.Now().Unix()
 	v := c.cfg.Source.Version()
 	if v == c.store.seen.Load() {
 		return
