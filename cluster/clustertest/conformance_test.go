@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesky/kubesky/cluster"
 )
 
@@ -44,6 +46,7 @@ func TestConformance(t *testing.T) {
 		focus = `\[sig-network\] DNS.*\[Conformance\]`
 	}
 	c := startTopology(t, os.Getenv("KUBESKY_CONFORMANCE_TOPOLOGY"))
+	checkIPFamily(t, c)
 	e2e, err := filepath.Abs(filepath.Join(c.Cfg().BinDir, "e2e.test"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,4 +152,39 @@ func startTopology(t *testing.T, name string) *cluster.Cluster {
 	}
 	t.Fatalf("KUBESKY_CONFORMANCE_TOPOLOGY=%q: want per-pod or shared", name)
 	return nil
+}
+
+// checkIPFamily fails the test unless the kubernetes Service and the DNS
+// pods have addresses of the cluster's family only: the e2e framework
+// picks A or AAAA, in-addr.arpa or ip6.arpa, from the kubernetes Service.
+func checkIPFamily(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	want := c.Cfg().IPFamily
+	svc, err := c.Client.CoreV1().Services("default").Get(t.Context(), "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := append([]string(nil), svc.Spec.ClusterIPs...)
+	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "k8s-app=kube-dns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pod := range pods.Items {
+		for _, ip := range pod.Status.PodIPs {
+			addrs = append(addrs, ip.IP)
+		}
+	}
+	for _, addr := range addrs {
+		if family(addr) != want {
+			t.Fatalf("%s is not %s: the kubernetes Service and the DNS pods have %v", addr, want, addrs)
+		}
+	}
+	t.Logf("an %s cluster: the kubernetes Service and the DNS pods have %v", want, addrs)
+}
+
+func family(addr string) string {
+	if strings.Contains(addr, ":") {
+		return cluster.IPv6
+	}
+	return cluster.IPv4
 }
