@@ -179,7 +179,7 @@ func httpGet(t *testing.T, c *cluster.Cluster, url string, tlsConfig *tls.Config
 	t.Helper()
 	client := &http.Client{
 		Timeout:   5 * time.Second,
-		Transport: &http.Transport{DialContext: cluster.DialInNetNS(c.Cfg().NetNS), TLSClientConfig: tlsConfig, DisableKeepAlives: true},
+		Transport: &http.Transport{DialContext: cluster.DialInNetNS(c.Cfg().ClientNetNS()), TLSClientConfig: tlsConfig, DisableKeepAlives: true},
 	}
 	resp, err := client.Get(url)
 	if err != nil {
