@@ -45,6 +45,16 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("the overlay runs 3 etcd members on bound volumes, 2 kube2sky, 2 skydns, 3 PDBs and the HPA", func(t *testing.T) {
 		checkSharedTopology(t, c)
 	})
+	t.Run("each component's replicas run on different nodes", func(t *testing.T) {
+		requireNodes(t, c, 3)
+		for _, component := range []string{"etcd", "kube2sky", "skydns"} {
+			nodes := nodesOf(t, c, "app.kubernetes.io/name=kubesky,app.kubernetes.io/component="+component)
+			if len(nodes) < 2 || len(nodes) != len(uniq(nodes)) {
+				t.Errorf("%s pods on nodes %v, want each on its own", component, nodes)
+			}
+			t.Logf("%s pods on %v", component, nodes)
+		}
+	})
 	t.Run("etcd serves TLS and wants a client certificate", func(t *testing.T) {
 		checkEtcdTLS(t, c)
 	})
@@ -252,4 +262,29 @@ func deleteAndWait(t *testing.T, c *cluster.Cluster, component, victim string, w
 		return c.KubeskyAvailable(t.Context())
 	})
 	return time.Since(start)
+}
+
+// nodesOf lists the node of each pod in kube-system that selector matches.
+func nodesOf(t *testing.T, c *cluster.Cluster, selector string) []string {
+	t.Helper()
+	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, pod := range pods.Items {
+		nodes = append(nodes, pod.Spec.NodeName)
+	}
+	return nodes
+}
+
+// uniq is list without repeats, in order.
+func uniq(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
