@@ -1,0 +1,152 @@
+package deploy
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+// chartDir is the Helm chart, relative to this package.
+const chartDir = "helm/kubesky"
+
+// helmOnlyLabels are the labels the chart adds to every object's metadata
+// (Helm's standard labels) and the kustomizations do not: the only
+// difference TestChartRendersTheKustomizations allows.
+var helmOnlyLabels = []string{
+	"app.kubernetes.io/instance",
+	"app.kubernetes.io/managed-by",
+	"app.kubernetes.io/version",
+	"helm.sh/chart",
+}
+
+// renderChart renders the chart as `helm template kubesky -n kube-system`
+// does, with values over the defaults (checked against values.schema.json).
+func renderChart(t *testing.T, values map[string]any) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := renderChartErr(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func renderChartErr(values map[string]any) ([]*unstructured.Unstructured, error) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := chartutil.ReleaseOptions{Name: "kubesky", Namespace: "kube-system", Revision: 1, IsInstall: true}
+	vals, err := chartutil.ToRenderValues(ch, values, opts, chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	files, err := engine.Render(ch, vals)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if strings.HasSuffix(name, ".yaml") {
+			buf.WriteString("\n---\n" + files[name])
+		}
+	}
+	return Decode("helm template", buf.Bytes())
+}
+
+// kustomize builds dir as `kubectl kustomize` does.
+func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	res, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := res.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Decode(dir, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// withoutHelmLabels returns obj without helmOnlyLabels in its metadata.
+func withoutHelmLabels(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	obj = obj.DeepCopy()
+	labels := obj.GetLabels()
+	for _, l := range helmOnlyLabels {
+		delete(labels, l)
+	}
+	obj.SetLabels(labels)
+	return obj
+}
+
+func byName(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+	m := map[string]*unstructured.Unstructured{}
+	for _, obj := range objs {
+		m[Describe(obj)] = obj
+	}
+	return m
+}
+
+// requireSameObjects fails t unless chart and kust hold the same objects,
+// field for field, once helmOnlyLabels are taken off the chart's.
+func requireSameObjects(t *testing.T, chart, kust []*unstructured.Unstructured) {
+	t.Helper()
+	c, k := byName(chart), byName(kust)
+	if got, want := slices.Sorted(maps.Keys(c)), slices.Sorted(maps.Keys(k)); !slices.Equal(got, want) {
+		t.Fatalf("the chart renders %v, the kustomization %v", got, want)
+	}
+	for name, want := range k {
+		got := withoutHelmLabels(c[name])
+		if !equality.Semantic.DeepEqual(got.Object, want.Object) {
+			t.Errorf("%s differs:\nchart:\n%s\nkustomization:\n%s", name, toYAML(got), toYAML(want))
+		}
+	}
+}
+
+func toYAML(obj *unstructured.Unstructured) string {
+	data, _ := yaml.Marshal(obj.Object)
+	return string(data)
+}
+
+// TestChartRendersTheKustomizations checks that the chart's default values
+// render, for each topology, the objects its kustomization builds, differing
+// only in Helm's standard labels (helmOnlyLabels).
+func TestChartRendersTheKustomizations(t *testing.T) {
+	for topology, dir := range map[string]string{"per-pod": "kubernetes", "shared": "shared-etcd"} {
+		t.Run(topology+" is "+dir, func(t *testing.T) {
+			chart := renderChart(t, map[string]any{"topology": topology})
+			requireSameObjects(t, chart, kustomize(t, dir))
+		})
+	}
+}
+
+// TestChartComparisonSeesChanges checks that the comparison fails where the
+// chart's values change an object: it would otherwise pass anything.
+func TestChartComparisonSeesChanges(t *testing.T) {
+	kust := byName(kustomize(t, "kubernetes"))
+	for name, values := range map[string]map[string]any{
+		"Deployment/kube-system/kubesky": {"replicaCount": 3},
+		"Service/kube-system/kube-dns":   {"service": map[string]any{"clusterIP": "10.96.0.20"}},
+	} {
+		chart := byName(renderChart(t, values))
+		got := withoutHelmLabels(chart[name])
+		if equality.Semantic.DeepEqual(got.Object, kust[name].Object) {
+			t.Errorf("%s with %v equals the kustomization's", name, values)
+		}
+	}
+}
