@@ -3,6 +3,8 @@ package deploy
 import (
 	"bytes"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -148,5 +150,67 @@ func TestChartComparisonSeesChanges(t *testing.T) {
 		if equality.Semantic.DeepEqual(got.Object, kust[name].Object) {
 			t.Errorf("%s with %v equals the kustomization's", name, values)
 		}
+	}
+}
+
+// TestChartSchemaNamesWrongValues checks that values.schema.json refuses a
+// wrong value with an error naming it.
+func TestChartSchemaNamesWrongValues(t *testing.T) {
+	for name, values := range map[string]map[string]any{
+		"topology":     {"topology": "node-local"},
+		"replicaCount": {"replicaCount": "two"},
+		"clusterIP":    {"service": map[string]any{"clusterIP": "kube-dns"}},
+		"pullPolicy":   {"image": map[string]any{"pullPolicy": "Sometimes"}},
+		"replicas":     {"replicas": 3},
+		"mountPath":    {"extraSecrets": []any{map[string]any{"name": "x", "mountPath": "rel"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := renderChartErr(values)
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("values %v: error %v does not name %s", values, err, name)
+			}
+		})
+	}
+}
+
+// TestChartRulesAreMonitorings checks that the chart's copy of the alert
+// rules is deploy/monitoring's.
+func TestChartRulesAreMonitorings(t *testing.T) {
+	chart, err1 := os.ReadFile(filepath.Join(chartDir, "files", "kubesky-rules.yaml"))
+	orig, err2 := os.ReadFile(filepath.Join("monitoring", "kubesky-rules.yaml"))
+	if err1 != nil || err2 != nil || !bytes.Equal(chart, orig) {
+		t.Fatalf("%s/files/kubesky-rules.yaml differs from monitoring/kubesky-rules.yaml (%v, %v)", chartDir, err1, err2)
+	}
+}
+
+// TestChartOptions checks the objects the chart adds on request against
+// their counterparts in deploy/: the autoscale component's HPA and the
+// PrometheusRule of monitoring/.
+func TestChartOptions(t *testing.T) {
+	chart := byName(renderChart(t, map[string]any{
+		"topology":   "shared",
+		"hpa":        map[string]any{"enabled": true},
+		"prometheus": map[string]any{"rules": map[string]any{"enabled": true}, "monitor": map[string]any{"enabled": true}},
+	}))
+	hpa, err := SharedEtcdAutoscale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("monitoring", "kubesky-prometheusrule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := Decode("monitoring", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append(hpa, rule...) {
+		got, ok := chart[Describe(want)]
+		if !ok || !equality.Semantic.DeepEqual(got.Object["spec"], want.Object["spec"]) {
+			t.Errorf("%s: chart\n%v\nwant spec\n%s", Describe(want), got, toYAML(want))
+		}
+	}
+	if _, ok := chart["ServiceMonitor/kube-system/kubesky"]; !ok {
+		t.Error("no ServiceMonitor")
 	}
 }
