@@ -214,3 +214,72 @@ func TestChartOptions(t *testing.T) {
 		t.Error("no ServiceMonitor")
 	}
 }
+
+// TestChartValuesReachThePods checks the values of the DNS pods in both
+// topologies: each must show where the default renders something else.
+func TestChartValuesReachThePods(t *testing.T) {
+	values := map[string]any{
+		"zone":                      "example.internal",
+		"image":                     map[string]any{"repository": "registry.example.com/k", "tag": "v1", "pullPolicy": "IfNotPresent"},
+		"priorityClassName":         "",
+		"affinity":                  map[string]any{"nodeAffinity": map[string]any{}},
+		"topologySpreadConstraints": []any{},
+		"hpa":                       map[string]any{"enabled": true},
+		"extraSecrets":              []any{map[string]any{"name": "extra", "mountPath": "/etc/extra"}},
+	}
+	for topology, name := range map[string]string{"per-pod": "kubesky", "shared": "kubesky-skydns"} {
+		t.Run(topology, func(t *testing.T) {
+			values["topology"] = topology
+			d := byName(renderChart(t, values))["Deployment/kube-system/"+name]
+			if d == nil {
+				t.Fatalf("no Deployment %s", name)
+			}
+			checkPodValues(t, d)
+		})
+	}
+}
+
+// checkPodValues checks what TestChartValuesReachThePods sets in d.
+func checkPodValues(t *testing.T, d *unstructured.Unstructured) {
+	t.Helper()
+	spec := podTemplate(t, d).Object["spec"].(map[string]any)
+	skydns := container(t, d, "skydns")
+	mounts, _, _ := unstructured.NestedSlice(skydns, "volumeMounts")
+	for what, bad := range map[string]bool{
+		"replicas set under an HPA":         hasField(d.Object, "spec", "replicas"),
+		"a priorityClassName":               hasField(spec, "priorityClassName"),
+		"no affinity":                       !hasField(spec, "affinity"),
+		"topologySpreadConstraints":         hasField(spec, "topologySpreadConstraints"),
+		"the image is not the repository's": skydns["image"] != "registry.example.com/k/skydns:v1",
+		"no pull policy":                    skydns["imagePullPolicy"] != "IfNotPresent",
+		"the zone is not --zone":            !slices.Contains(stringList(skydns["args"]), "--zone=example.internal"),
+		"extra is not mounted":              !strings.Contains(toYAMLValue(mounts), "mountPath: /etc/extra"),
+		"extra is not a volume":             !strings.Contains(toYAMLValue(spec["volumes"]), "secretName: extra"),
+	} {
+		if bad {
+			t.Errorf("%s: %s\n%s", Describe(d), what, toYAML(d))
+		}
+	}
+}
+
+func hasField(obj map[string]any, fields ...string) bool {
+	_, found, _ := unstructured.NestedFieldNoCopy(obj, fields...)
+	return found
+}
+
+func container(t *testing.T, d *unstructured.Unstructured, name string) map[string]any {
+	t.Helper()
+	containers, _, _ := unstructured.NestedSlice(podTemplate(t, d).Object, "spec", "containers")
+	for _, c := range containers {
+		if c := c.(map[string]any); c["name"] == name {
+			return c
+		}
+	}
+	t.Fatalf("%s has no container %s", Describe(d), name)
+	return nil
+}
+
+func toYAMLValue(v any) string {
+	data, _ := yaml.Marshal(v)
+	return string(data)
+}

@@ -122,7 +122,7 @@ securityContext:
 - name: {{ .name }}
   secret:
     secretName: {{ .name }}
-    defaultMode: {{ .defaultMode | default 256 }}
+    defaultMode: {{ .defaultMode | default 288 }}
 {{- end }}
 {{- end }}
 
