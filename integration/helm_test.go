@@ -29,6 +29,20 @@ func helm(t *testing.T, args ...string) []byte {
 	return out
 }
 
+// helmValues are the values TestHelmChart lints and applies: each topology
+// with its defaults, and with the options that add or change objects.
+var helmValues = map[string]string{
+	"per-pod": "topology=per-pod",
+	"shared":  "topology=shared",
+	"per-pod with options": "topology=per-pod,hpa.enabled=true,podDisruptionBudget.minAvailable=1," +
+		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra",
+	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi," +
+		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
+		".matchExpressions[0].key=kubernetes.io/os," +
+		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
+		".matchExpressions[0].operator=Exists",
+}
+
 // TestHelmChart lints the chart and applies what `helm template` renders for
 // each topology to a real kube-apiserver with `kubectl apply
 // --dry-run=server`, which validates every object as a create would.
@@ -36,9 +50,8 @@ func TestHelmChart(t *testing.T) {
 	harness.RequireBinaries(t, "helm", "kubectl")
 	etcd := harness.StartEtcd(t)
 	api := harness.StartAPIServer(t, etcd.Endpoint)
-	for _, topology := range []string{"per-pod", "shared"} {
-		t.Run(topology+" lints and applies", func(t *testing.T) {
-			set := "topology=" + topology
+	for name, set := range helmValues {
+		t.Run(name+" lints and applies", func(t *testing.T) {
 			helm(t, "lint", "--strict", chart, "--set", set)
 			manifest := helm(t, "template", "kubesky", chart, "-n", "kube-system", "--set", set)
 			cmd := exec.CommandContext(t.Context(), harness.Binary("kubectl"), "--kubeconfig", api.Kubeconfig,

@@ -155,7 +155,7 @@ securityContext:
     - name: k2s-metrics
       containerPort: 8082
       protocol: TCP
-  {{- include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | nindent 2 }}
+  {{- with include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -196,7 +196,7 @@ securityContext:
     - name: metrics
       containerPort: 8081
       protocol: TCP
-  {{- include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | nindent 2 }}
+  {{- with include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -223,7 +223,7 @@ volumeMounts:
     mountPath: /etc/kubesky/etcd-tls
     readOnly: true
   {{- end }}
-  {{- include "kubesky.extraSecretMounts" $ | nindent 2 }}
+  {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 2 . }}{{ end }}
 {{- end }}
 {{- end }}
 
