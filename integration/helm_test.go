@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesky/kubesky/integration/harness"
 )
 
@@ -63,6 +65,9 @@ func TestHelmChart(t *testing.T) {
 			}
 		})
 	}
+	t.Run("install, upgrade and uninstall leave nothing", func(t *testing.T) {
+		checkHelmLifecycle(t, api)
+	})
 	t.Run("a wrong value fails with its name", func(t *testing.T) {
 		cmd := exec.CommandContext(t.Context(), harness.Binary("helm"), "template", chart, "--set", "topology=node-local")
 		out, err := cmd.CombinedOutput()
@@ -70,4 +75,44 @@ func TestHelmChart(t *testing.T) {
 			t.Fatalf("helm template with topology=node-local: %v\n%s", err, out)
 		}
 	})
+}
+
+// checkHelmLifecycle installs the chart into api with helm, upgrades it
+// with another replicaCount, uninstalls it, and checks the Deployment at
+// each step and that no object labelled kubesky remains. Without a kubelet
+// no pod runs, so helm does not wait.
+func checkHelmLifecycle(t *testing.T, api *harness.APIServer) {
+	kc := "--kubeconfig=" + api.Kubeconfig
+	helm(t, kc, "install", "kubesky", chart, "-n", "kube-system")
+	requireReplicas(t, api, 2)
+	helm(t, kc, "upgrade", "kubesky", chart, "-n", "kube-system", "--reuse-values", "--set", "replicaCount=3")
+	requireReplicas(t, api, 3)
+	if installed := labelledKubesky(t, api); len(installed) != 8 {
+		t.Fatalf("installed %v, want 8 objects", installed)
+	}
+	helm(t, kc, "uninstall", "kubesky", "-n", "kube-system")
+	if left := labelledKubesky(t, api); len(left) > 0 {
+		t.Fatalf("left after helm uninstall: %v", left)
+	}
+}
+
+func requireReplicas(t *testing.T, api *harness.APIServer, want int32) {
+	t.Helper()
+	d, err := api.Client.AppsV1().Deployments("kube-system").Get(t.Context(), "kubesky", metav1.GetOptions{})
+	if err != nil || d.Spec.Replicas == nil || *d.Spec.Replicas != want {
+		t.Fatalf("Deployment kubesky: %v, want %d replicas", err, want)
+	}
+}
+
+// labelledKubesky names the objects of the kinds the chart makes that are
+// labelled app.kubernetes.io/name=kubesky.
+func labelledKubesky(t *testing.T, api *harness.APIServer) []string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), harness.Binary("kubectl"), "--kubeconfig", api.Kubeconfig,
+		"get", "deployments,services,poddisruptionbudgets,serviceaccounts,roles,rolebindings,clusterroles,clusterrolebindings",
+		"-A", "-l", "app.kubernetes.io/name=kubesky", "-o", "name").Output()
+	if err != nil {
+		t.Fatalf("kubectl get: %v", err)
+	}
+	return strings.Fields(string(out))
 }
