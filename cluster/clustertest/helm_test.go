@@ -33,13 +33,13 @@ func TestHelm(t *testing.T) {
 		t.Fatal(err)
 	}
 	clusterDNS := c.Cfg().Addresses().ClusterDNS
-	helm(t, c, "install", "kubesky", chartDir(t), "-n", "kube-system", "--wait", "--timeout", helmTimeout.String(),
+	helm(t, c, "install", "kubesky", chartDir(c), "-n", "kube-system", "--wait", "--timeout", helmTimeout.String(),
 		"--set", "image.pullPolicy=Never", "--set", "service.clusterIP="+clusterDNS)
 	kubectl(t, c, workload, "apply", "-f", "-")
 	waitPodsReady(t, c, "web-0")
 	t.Run("an upgrade with changed resources under load fails no lookup", func(t *testing.T) {
 		lookupsDuring(t, c, "load-helm", "", func() {
-			helm(t, c, "upgrade", "kubesky", chartDir(t), "-n", "kube-system", "--reuse-values", "--wait",
+			helm(t, c, "upgrade", "kubesky", chartDir(c), "-n", "kube-system", "--reuse-values", "--wait",
 				"--timeout", helmTimeout.String(), "--set", "resources.skydns.requests.cpu=150m")
 		})
 		got := kubectl(t, c, nil, "-n", "kube-system", "get", "deployment", "kubesky",
@@ -75,13 +75,9 @@ func kubeskyObjects(t *testing.T, c *cluster.Cluster) string {
 	return strings.Join(left, " ")
 }
 
-// chartDir is the chart's absolute path.
-func chartDir(t *testing.T) string {
-	dir, err := filepath.Abs("../../deploy/helm/kubesky")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+// chartDir is the chart's path in the cluster's repository.
+func chartDir(c *cluster.Cluster) string {
+	return filepath.Join(c.Cfg().RepoDir, "deploy", "helm", "kubesky")
 }
 
 // helm runs bin/helm with args in the cluster's network namespace, against
@@ -90,10 +86,7 @@ func chartDir(t *testing.T) string {
 func helm(t *testing.T, c *cluster.Cluster, args ...string) {
 	t.Helper()
 	cfg := c.Cfg()
-	bin, err := filepath.Abs("../../bin/helm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := filepath.Join(cfg.BinDir, "helm")
 	argv := append([]string{"--net=" + cluster.NetNSPath(cfg.NetNS), "--", bin, "--kubeconfig=" + cfg.Kubeconfig()}, args...)
 	cmd := exec.CommandContext(t.Context(), "nsenter", argv...)
 	home := t.TempDir()
