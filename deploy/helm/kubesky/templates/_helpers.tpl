@@ -138,15 +138,13 @@ securityContext:
       - {key: client-kubesky.key, path: client.key}
 {{- end }}
 
-{{/* The kube2sky container; call with (list $ etcdArgs). */}}
+{{/* The kube2sky container; call with (list $ shared). */}}
 {{- define "kubesky.kube2sky" -}}
 {{- $ := index . 0 -}}
 - name: kube2sky
   {{- include "kubesky.image" (list $ "kube2sky") | nindent 2 }}
   args:
-    {{- range index . 1 }}
-    - {{ . }}
-    {{- end }}
+    {{- include "kubesky.etcdArgs" . | nindent 4 }}
     - --zone={{ $.Values.zone }}
     - --http-addr=0.0.0.0:8082
     - --leader-elect
@@ -155,7 +153,7 @@ securityContext:
     - name: k2s-metrics
       containerPort: 8082
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -172,7 +170,7 @@ securityContext:
   {{- include "kubesky.containerSecurity" false | nindent 2 }}
 {{- end }}
 
-{{/* The skydns container; call with (list $ etcdArgs). */}}
+{{/* The skydns container; call with (list $ shared). */}}
 {{- define "kubesky.skydns" -}}
 {{- $ := index . 0 -}}
 - name: skydns
@@ -180,9 +178,7 @@ securityContext:
   args:
     - --dns-addr=0.0.0.0:53
     - --http-addr=0.0.0.0:8081
-    {{- range index . 1 }}
-    - {{ . }}
-    {{- end }}
+    {{- include "kubesky.etcdArgs" . | nindent 4 }}
     - --zone={{ $.Values.zone }}
     - --lameduck=5s
     - --ns-addrs={{ $.Values.service.clusterIP }}
@@ -196,7 +192,7 @@ securityContext:
     - name: metrics
       containerPort: 8081
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (gt (len (index . 1)) 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -213,7 +209,7 @@ securityContext:
   {{- include "kubesky.containerSecurity" true | nindent 2 }}
 {{- end }}
 
-{{/* The volume mounts of kube2sky and skydns; call with (list $ etcdTLS). */}}
+{{/* The volume mounts of kube2sky and skydns; call with (list $ shared). */}}
 {{- define "kubesky.mounts" -}}
 {{- $ := index . 0 -}}
 {{- if or (index . 1) $.Values.extraSecrets }}
@@ -227,10 +223,14 @@ volumeMounts:
 {{- end }}
 {{- end }}
 
-{{/* The shared topology's etcd client flags, as a YAML list. */}}
-{{- define "kubesky.etcdClientArgs" -}}
-- --etcd-endpoints={{ include "kubesky.etcdEndpoints" . }}
+{{/* The etcd client flags of kube2sky and skydns, a YAML list: the pod's own etcd, or the shared one with TLS; call with (list $ shared). */}}
+{{- define "kubesky.etcdArgs" -}}
+{{- if not (index . 1) -}}
+- --etcd-endpoints=http://127.0.0.1:2379
+{{- else -}}
+- --etcd-endpoints={{ include "kubesky.etcdEndpoints" (index . 0) }}
 - --etcd-cafile=/etc/kubesky/etcd-tls/ca.crt
 - --etcd-certfile=/etc/kubesky/etcd-tls/client.crt
 - --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
+{{- end }}
 {{- end }}
