@@ -13,7 +13,7 @@ CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
 # TOPOLOGY: per-pod (deploy/kubernetes) or shared (deploy/shared-etcd), for the conformance targets.
 TOPOLOGY ?= per-pod
 
-.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared conformance conformance-full
+.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY)
@@ -35,6 +35,10 @@ test-cluster: build cluster-tools ## the real cluster (NODES=3): lookups from po
 
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
+
+test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster: helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
+	@$(call with_ticker,integration/tools/build.sh helm)
+	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestHelm$$' ./cluster/clustertest/
 
 conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root; TOPOLOGY=per-pod|shared)
 	@$(call with_ticker,integration/tools/build.sh conformance)

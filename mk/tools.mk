@@ -3,8 +3,9 @@
 
 .PHONY: tools coredns
 
-tools: ## kube-apiserver, kube-controller-manager, etcd, etcdctl into bin/ (skips when the pins are unchanged; cold ~8 min)
+tools: ## kube-apiserver, kube-controller-manager, etcd, etcdctl and helm into bin/ (skips when the pins are unchanged; cold ~9 min)
 	integration/tools/build.sh
+	integration/tools/build.sh helm
 
 coredns: ## CoreDNS v1.14.7 into bin/ for interop tests and benchmarks (skips when present)
 	integration/tools/coredns.sh

@@ -8,6 +8,8 @@
 #                      agnhost: what `make cluster` adds (cold ~4 min more)
 #   conformance        e2e.test, Kubernetes' sig-network e2e suite built from
 #                      ./conformance (cold ~5 min more)
+#   helm               helm, the Helm CLI (helm.sh/helm/v3/cmd/helm, a tool of
+#                      this module): the chart's lint, template and install tests
 #
 # A set does nothing when bin/.tools-<set>.stamp holds the sha256 of the pins
 # (go.mod, go.sum, the Go files and this script) and every binary exists.
@@ -24,8 +26,9 @@ case "$set_name" in
 servers) binaries=(etcd etcdctl kube-apiserver kube-controller-manager) ;;
 node) binaries=(kubelet kube-proxy kube-scheduler kubectl agnhost) ;;
 conformance) binaries=(e2e.test) ;;
+helm) binaries=(helm) ;;
 *)
-	echo "build.sh: unknown set $set_name (want servers, node or conformance)" >&2
+	echo "build.sh: unknown set $set_name (want servers, node, conformance or helm)" >&2
 	exit 2
 	;;
 esac
@@ -105,6 +108,11 @@ node)
 conformance)
 	echo "building the e2e suite's sig-network tests $k8s_version (first build takes minutes)..."
 	build_test e2e.test "$k8s_ldflags" ./conformance
+	;;
+helm)
+	helm_version="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
+	echo "building helm $helm_version..."
+	build helm "-X helm.sh/helm/v3/internal/version.version=$helm_version" helm.sh/helm/v3/cmd/helm
 	;;
 esac
 

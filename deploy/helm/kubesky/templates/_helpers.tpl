@@ -1,0 +1,236 @@
+{{/* Labels of every object: kubesky's name and Helm's own. */}}
+{{- define "kubesky.labels" -}}
+app.kubernetes.io/name: kubesky
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end }}
+
+{{/* The image of component (etcd, kube2sky, skydns); call with (list $ "name"). */}}
+{{- define "kubesky.image" -}}
+{{- $ := index . 0 -}}
+image: {{ printf "%s/%s:%s" $.Values.image.repository (index . 1) $.Values.image.tag }}
+{{- with $.Values.image.pullPolicy }}
+imagePullPolicy: {{ . }}
+{{- end }}
+{{- end }}
+
+{{/* The shared topology's etcd endpoints, comma-separated. */}}
+{{- define "kubesky.etcdEndpoints" -}}
+{{- $eps := .Values.etcd.endpoints -}}
+{{- if not $eps -}}
+{{- range .Values.etcd.clusterIPs }}{{ $eps = append $eps (printf "https://%s:2379" .) }}{{ end -}}
+{{- end -}}
+{{ join "," $eps }}
+{{- end }}
+
+{{/* Scheduling shared by every pod. */}}
+{{- define "kubesky.scheduling" -}}
+dnsPolicy: Default
+nodeSelector:
+  kubernetes.io/os: linux
+tolerations:
+  - key: CriticalAddonsOnly
+    operator: Exists
+  - key: node-role.kubernetes.io/control-plane
+    effect: NoSchedule
+{{- end }}
+
+{{/* The DNS pods' priority, affinity and spread; call with (list $ selectorLabels). */}}
+{{- define "kubesky.dnsPlacement" -}}
+{{- $ := index . 0 -}}
+{{- with $.Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- include "kubesky.scheduling" $ | nindent 0 }}
+{{- with $.Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if kindIs "invalid" $.Values.topologySpreadConstraints }}
+{{- include "kubesky.spread" (list (index . 1) true) | nindent 0 }}
+{{- else if $.Values.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- tpl (toYaml $.Values.topologySpreadConstraints) $ | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* The built-in spread over nodes, then zones; call with (list selectorLabels byRevision). */}}
+{{- define "kubesky.spread" -}}
+{{- $sel := index . 0 -}}
+{{- $byRevision := index . 1 -}}
+topologySpreadConstraints:
+{{- range $i, $key := list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+  - maxSkew: 1
+    topologyKey: {{ $key }}
+    {{- if eq $i 0 }}
+    whenUnsatisfiable: DoNotSchedule
+    nodeTaintsPolicy: Honor
+    {{- else }}
+    whenUnsatisfiable: ScheduleAnyway
+    {{- end }}
+    {{- if $byRevision }}
+    matchLabelKeys: [pod-template-hash]
+    {{- end }}
+    labelSelector:
+      matchLabels:
+        {{- toYaml $sel | nindent 8 }}
+{{- end }}
+{{- end }}
+
+{{/* The pod security context of every pod; call with (list $ lowPorts). */}}
+{{- define "kubesky.podSecurity" -}}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: 65532
+  runAsGroup: 65532
+  fsGroup: 65532
+  seccompProfile:
+    type: RuntimeDefault
+  {{- if index . 1 }}
+  sysctls:
+    - name: net.ipv4.ip_unprivileged_port_start
+      value: "0"
+  {{- end }}
+{{- end }}
+
+{{/* A container's security context; call with bindLow (bool). */}}
+{{- define "kubesky.containerSecurity" -}}
+securityContext:
+  allowPrivilegeEscalation: false
+  readOnlyRootFilesystem: true
+  capabilities:
+    drop: ["ALL"]
+    {{- if . }}
+    add: ["NET_BIND_SERVICE"]
+    {{- end }}
+{{- end }}
+
+{{/* The mounts of extraSecrets. */}}
+{{- define "kubesky.extraSecretMounts" -}}
+{{- range .Values.extraSecrets }}
+- name: {{ .name }}
+  mountPath: {{ .mountPath }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* The volumes of extraSecrets. */}}
+{{- define "kubesky.extraSecretVolumes" -}}
+{{- range .Values.extraSecrets }}
+- name: {{ .name }}
+  secret:
+    secretName: {{ .name }}
+    defaultMode: {{ .defaultMode | default 288 }}
+{{- end }}
+{{- end }}
+
+{{/* The client TLS volume of the shared topology's etcd clients. */}}
+{{- define "kubesky.etcdClientTLS" -}}
+- name: etcd-tls
+  secret:
+    secretName: {{ .Values.etcd.tlsSecret }}
+    defaultMode: 0440
+    items:
+      - {key: ca.crt, path: ca.crt}
+      - {key: client-kubesky.crt, path: client.crt}
+      - {key: client-kubesky.key, path: client.key}
+{{- end }}
+
+{{/* The kube2sky container; call with (list $ shared). */}}
+{{- define "kubesky.kube2sky" -}}
+{{- $ := index . 0 -}}
+- name: kube2sky
+  {{- include "kubesky.image" (list $ "kube2sky") | nindent 2 }}
+  args:
+    {{- include "kubesky.etcdArgs" . | nindent 4 }}
+    - --zone={{ $.Values.zone }}
+    - --http-addr=0.0.0.0:8082
+    - --leader-elect
+    - --kube-dns-configmap={{ $.Release.Namespace }}/kube-dns
+  ports:
+    - name: k2s-metrics
+      containerPort: 8082
+      protocol: TCP
+  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  livenessProbe:
+    httpGet:
+      path: /healthz
+      port: 8082
+    periodSeconds: 10
+    failureThreshold: 6
+  readinessProbe:
+    httpGet:
+      path: /readyz
+      port: 8082
+    periodSeconds: 5
+  resources:
+    {{- toYaml $.Values.resources.kube2sky | nindent 4 }}
+  {{- include "kubesky.containerSecurity" false | nindent 2 }}
+{{- end }}
+
+{{/* The skydns container; call with (list $ shared). */}}
+{{- define "kubesky.skydns" -}}
+{{- $ := index . 0 -}}
+- name: skydns
+  {{- include "kubesky.image" (list $ "skydns") | nindent 2 }}
+  args:
+    - --dns-addr=0.0.0.0:53
+    - --http-addr=0.0.0.0:8081
+    {{- include "kubesky.etcdArgs" . | nindent 4 }}
+    - --zone={{ $.Values.zone }}
+    - --lameduck=5s
+    - --ns-addrs={{ $.Values.service.clusterIP }}
+  ports:
+    - name: dns
+      containerPort: 53
+      protocol: UDP
+    - name: dns-tcp
+      containerPort: 53
+      protocol: TCP
+    - name: metrics
+      containerPort: 8081
+      protocol: TCP
+  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  livenessProbe:
+    httpGet:
+      path: /healthz
+      port: 8081
+    periodSeconds: 10
+    failureThreshold: 5
+  readinessProbe:
+    httpGet:
+      path: /readyz
+      port: 8081
+    periodSeconds: 2
+  resources:
+    {{- toYaml $.Values.resources.skydns | nindent 4 }}
+  {{- include "kubesky.containerSecurity" true | nindent 2 }}
+{{- end }}
+
+{{/* The volume mounts of kube2sky and skydns; call with (list $ shared). */}}
+{{- define "kubesky.mounts" -}}
+{{- $ := index . 0 -}}
+{{- if or (index . 1) $.Values.extraSecrets }}
+volumeMounts:
+  {{- if index . 1 }}
+  - name: etcd-tls
+    mountPath: /etc/kubesky/etcd-tls
+    readOnly: true
+  {{- end }}
+  {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 2 . }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/* The etcd client flags of kube2sky and skydns, a YAML list: the pod's own etcd, or the shared one with TLS; call with (list $ shared). */}}
+{{- define "kubesky.etcdArgs" -}}
+{{- if not (index . 1) -}}
+- --etcd-endpoints=http://127.0.0.1:2379
+{{- else -}}
+- --etcd-endpoints={{ include "kubesky.etcdEndpoints" (index . 0) }}
+- --etcd-cafile=/etc/kubesky/etcd-tls/ca.crt
+- --etcd-certfile=/etc/kubesky/etcd-tls/client.crt
+- --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
+{{- end }}
+{{- end }}
