@@ -9,7 +9,8 @@
 #   conformance        e2e.test, Kubernetes' sig-network e2e suite built from
 #                      ./conformance (cold ~5 min more)
 #   helm               helm, the Helm CLI (helm.sh/helm/v3/cmd/helm, a tool of
-#                      this module): the chart's lint, template and install tests
+#                      this module), and kubectl: what the chart's lint,
+#                      template and install tests drive
 #
 # A set does nothing when bin/.tools-<set>.stamp holds the sha256 of the pins
 # (go.mod, go.sum, the Go files and this script) and every binary exists.
@@ -26,7 +27,7 @@ case "$set_name" in
 servers) binaries=(etcd etcdctl kube-apiserver kube-controller-manager) ;;
 node) binaries=(kubelet kube-proxy kube-scheduler kubectl agnhost) ;;
 conformance) binaries=(e2e.test) ;;
-helm) binaries=(helm) ;;
+helm) binaries=(helm kubectl) ;;
 *)
 	echo "build.sh: unknown set $set_name (want servers, node, conformance or helm)" >&2
 	exit 2
@@ -113,6 +114,7 @@ helm)
 	helm_version="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
 	echo "building helm $helm_version..."
 	build helm "-X helm.sh/helm/v3/internal/version.version=$helm_version" helm.sh/helm/v3/cmd/helm
+	build kubectl "$k8s_ldflags"
 	;;
 esac
 
