@@ -3,7 +3,7 @@
 
 .PHONY: tools coredns
 
-tools: ## kube-apiserver, kube-controller-manager, etcd, etcdctl and helm into bin/ (skips when the pins are unchanged; cold ~9 min)
+tools: ## kube-apiserver, kube-controller-manager, etcd, etcdctl, helm and kubectl into bin/ (skips when the pins are unchanged; cold ~9 min)
 	integration/tools/build.sh
 	integration/tools/build.sh helm
 
