@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"net"
+	"strings"
 )
 
 // The IP families a cluster can have (Config.IPFamily): all its Service,
@@ -67,6 +68,14 @@ func (a Addresses) anyAddress() string {
 		return "::"
 	}
 	return "0.0.0.0"
+}
+
+// FamilyOf is the IP family of an address: IPv6 when it has a colon.
+func FamilyOf(addr string) string {
+	if strings.Contains(addr, ":") {
+		return IPv6
+	}
+	return IPv4
 }
 
 // DNSPort is ip's DNS port as host:port ([ip]:53 for IPv6).

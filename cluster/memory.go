@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubesky/kubesky/bench/proc"
 )
 
 // MemoryReport is the cluster's resident memory in MB: each program that
@@ -49,8 +51,11 @@ func (c *Cluster) Memory() MemoryReport {
 	m := MemoryReport{Programs: map[string]int64{}, Pods: map[string]int64{}}
 	for _, ns := range clusterNetNSes(c.cfg.NetNS) {
 		for _, pid := range netNSPIDs(ns) {
-			name, kb := processRSS(pid)
-			m.Programs[name] += kb >> 10
+			mem, err := proc.ReadMemory(pid)
+			if err != nil {
+				continue // gone, or a kernel thread
+			}
+			m.Programs[processName(pid)] += mem.RSS >> 20
 		}
 	}
 	for _, n := range c.cfg.AllNodes() {
@@ -59,28 +64,26 @@ func (c *Cluster) Memory() MemoryReport {
 	return m
 }
 
-// processRSS is a process's command name and resident set in kB (0 when
-// it has gone).
-func processRSS(pid int) (string, int64) {
-	dir := filepath.Join("/proc", strconv.Itoa(pid))
-	comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
-	return strings.TrimSpace(string(comm)), statusField(filepath.Join(dir, "status"), "VmRSS:")
+// processName is a process's command name ("" when it has gone).
+func processName(pid int) string {
+	comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+	return strings.TrimSpace(string(comm))
 }
 
 // cgroupRSS is the total_rss in bytes of a cgroup in the memory hierarchy
 // (cgroup v1), 0 when there is none.
 func cgroupRSS(cgroup string) int64 {
 	for _, mount := range cgroupMounts() {
-		if v := statusField(filepath.Join(mount, cgroup, "memory.stat"), "total_rss"); v > 0 {
+		if v := memoryStat(filepath.Join(mount, cgroup, "memory.stat"), "total_rss"); v > 0 {
 			return v
 		}
 	}
 	return 0
 }
 
-// statusField is the first number after key on the line of path that
-// starts with key.
-func statusField(path, key string) int64 {
+// memoryStat is the value of key in a cgroup's memory.stat file at path
+// ("total_rss 4096" lines), 0 when it is missing.
+func memoryStat(path, key string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0

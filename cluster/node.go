@@ -168,7 +168,7 @@ healthzBindAddress: 127.0.0.1:10256
 
 // defaultRoute is the default route of ip's family.
 func defaultRoute(ip string) string {
-	if strings.Contains(ip, ":") {
+	if FamilyOf(ip) == IPv6 {
 		return "::/0"
 	}
 	return "0.0.0.0/0"

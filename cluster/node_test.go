@@ -142,18 +142,15 @@ func TestMemoryReportListsLargestFirstThenTheTotal(t *testing.T) {
 	}
 }
 
-func TestStatusFieldReadsTheNumberAfterItsKey(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "status")
-	if err := os.WriteFile(path, []byte("Name:\tkubelet\nVmRSS:\t  311296 kB\ntotal_rss 4096\n"), 0o644); err != nil {
+func TestMemoryStatReadsTheNumberAfterItsKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.stat")
+	if err := os.WriteFile(path, []byte("cache 8192\nrss 1024\ntotal_rss 4096\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := statusField(path, "VmRSS:"); got != 311296 {
-		t.Errorf("VmRSS: %d", got)
-	}
-	if got := statusField(path, "total_rss"); got != 4096 {
+	if got := memoryStat(path, "total_rss"); got != 4096 {
 		t.Errorf("total_rss: %d", got)
 	}
-	if got := statusField(filepath.Join(t.TempDir(), "gone"), "VmRSS:"); got != 0 {
+	if got := memoryStat(filepath.Join(t.TempDir(), "gone"), "total_rss"); got != 0 {
 		t.Errorf("a missing file: %d", got)
 	}
 }

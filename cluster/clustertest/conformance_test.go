@@ -175,16 +175,9 @@ func checkIPFamily(t *testing.T, c *cluster.Cluster) {
 		}
 	}
 	for _, addr := range addrs {
-		if family(addr) != want {
+		if cluster.FamilyOf(addr) != want {
 			t.Fatalf("%s is not %s: the kubernetes Service and the DNS pods have %v", addr, want, addrs)
 		}
 	}
 	t.Logf("an %s cluster: the kubernetes Service and the DNS pods have %v", want, addrs)
-}
-
-func family(addr string) string {
-	if strings.Contains(addr, ":") {
-		return cluster.IPv6
-	}
-	return cluster.IPv4
 }

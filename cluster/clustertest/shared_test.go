@@ -49,7 +49,7 @@ func TestSharedEtcdTopology(t *testing.T) {
 		requireNodes(t, c, 3)
 		for _, component := range []string{"etcd", "kube2sky", "skydns"} {
 			nodes := nodesOf(t, c, "app.kubernetes.io/name=kubesky,app.kubernetes.io/component="+component)
-			if len(nodes) < 2 || len(nodes) != len(uniq(nodes)) {
+			if distinct := slices.Compact(slices.Sorted(slices.Values(nodes))); len(nodes) < 2 || len(distinct) != len(nodes) {
 				t.Errorf("%s pods on nodes %v, want each on its own", component, nodes)
 			}
 			t.Logf("%s pods on %v", component, nodes)
@@ -276,15 +276,4 @@ func nodesOf(t *testing.T, c *cluster.Cluster, selector string) []string {
 		nodes = append(nodes, pod.Spec.NodeName)
 	}
 	return nodes
-}
-
-// uniq is list without repeats, in order.
-func uniq(list []string) []string {
-	var out []string
-	for _, s := range list {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
