@@ -2,6 +2,7 @@ package skydns
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,6 +77,31 @@ func TestReadmeIsReadInOneSitting(t *testing.T) {
 	}
 	if n := utf8.RuneCount(raw); n > 12000 {
 		t.Errorf("README.md has %d characters, want at most 12000: move detail into docs/", n)
+	}
+}
+
+// TestDocsAreReadInOneSitting keeps docs/ small enough for a newcomer:
+// at most 100,000 characters in all and 15,000 in one page. Measurements
+// live in bench/results/ and are linked.
+func TestDocsAreReadInOneSitting(t *testing.T) {
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	total := 0
+	for _, page := range pages {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := utf8.RuneCount(raw)
+		total += n
+		if n > 15000 {
+			t.Errorf("%s has %d characters, want at most 15,000: move measurements to bench/results/", filepath.Base(page), n)
+		}
+	}
+	if total > 100000 {
+		t.Errorf("docs/ has %d characters in %d pages, want at most 100,000", total, len(pages))
 	}
 }
 
