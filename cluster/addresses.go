@@ -20,6 +20,10 @@ type Addresses struct {
 	ControlPlane string // the API server's, on the cluster's bridge
 	Upstream     string // the stand-in for an upstream resolver
 	ClusterDNS   string // the kube-dns Service of deploy/kubernetes
+	// NodeLocalDNS is the link-local address deploy/node-local's skydns
+	// answers on, on every node (empty: the family has no node-local
+	// topology here).
+	NodeLocalDNS string
 	ServiceCIDR  string
 	ClusterCIDR  string // every node's pod range is inside
 	gateway      string // the nodes' default route's next hop: a dead end
@@ -32,7 +36,8 @@ type Addresses struct {
 var addressPlans = map[string]Addresses{
 	IPv4: {
 		Family: IPv4, ControlPlane: "10.0.0.2", Upstream: "10.0.0.53", ClusterDNS: "10.96.0.10",
-		ServiceCIDR: "10.96.0.0/16", ClusterCIDR: "10.244.0.0/16", gateway: "10.0.0.1",
+		NodeLocalDNS: "169.254.20.10",
+		ServiceCIDR:  "10.96.0.0/16", ClusterCIDR: "10.244.0.0/16", gateway: "10.0.0.1",
 		bridgeBits: 24, hostBits: 32,
 		nodeFmt: "10.0.0.%d", podFmt: "10.244.%d.0/24", podGatewayFmt: "10.244.%d.1",
 	},

@@ -85,6 +85,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.startAll(ctx, comps); err != nil {
 		return err
 	}
+	if c.cfg.Overlay != "" && c.cfg.needsSharedEtcd() {
+		if err := c.PrepareSharedEtcd(ctx); err != nil {
+			return err
+		}
+	}
 	if c.cfg.Overlay != "" {
 		if err := c.Deploy(ctx, c.cfg.Overlay); err != nil {
 			return err

@@ -3,7 +3,10 @@ package cluster
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // The cluster's fixed settings. Its addresses are in Addresses.
@@ -47,6 +50,11 @@ type Config struct {
 	// (cluster/overlay by default). Empty: Start deploys no DNS, and the
 	// caller deploys one with Deploy.
 	Overlay string
+	// Topology is the kubesky topology Overlay deploys (see Topologies):
+	// with shared or node-local, Start first makes the etcd Secret and
+	// volumes; with node-local, the kubelets list the node-local address
+	// before the kube-dns Service in the pods' resolv.conf.
+	Topology string
 	// Out receives progress lines.
 	Out io.Writer
 }
@@ -61,6 +69,7 @@ func DefaultConfig(repo string) Config {
 		Nodes:    1,
 		IPFamily: IPv4,
 		Overlay:  filepath.Join("cluster", "overlay"),
+		Topology: TopologyPerPod,
 		Out:      io.Discard,
 	}
 }
@@ -72,6 +81,12 @@ func (c Config) Validate() error {
 	}
 	if _, ok := addressPlans[c.IPFamily]; !ok {
 		return fmt.Errorf("ip-family: %q is not %s or %s", c.IPFamily, IPv4, IPv6)
+	}
+	if _, ok := Topologies[c.Topology]; !ok {
+		return fmt.Errorf("topology: %q is not one of %s", c.Topology, strings.Join(slices.Sorted(maps.Keys(Topologies)), ", "))
+	}
+	if c.Topology == TopologyNodeLocal && c.Addresses().NodeLocalDNS == "" {
+		return fmt.Errorf("topology: %s has no node-local address for %s here", c.Topology, c.IPFamily)
 	}
 	return nil
 }

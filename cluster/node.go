@@ -63,7 +63,7 @@ func (c Config) writeNodeFiles(n Node) error {
 	files := map[string]string{
 		filepath.Join(p.containerd, "config.toml"):           containerdConfig(p),
 		filepath.Join(p.cni, "net.d", "10-kubesky.conflist"): cniConfig(n, p),
-		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(n, p, c.Addresses().ClusterDNS),
+		filepath.Join(p.kubelet, "config.yaml"):              kubeletConfig(n, p, c.clusterDNS()),
 		filepath.Join(p.kubelet, "resolv.conf"):              "nameserver " + c.Addresses().Upstream + "\n",
 		p.kubeProxy:                                          kubeProxyConfig(n, c.Addresses().ClusterCIDR, c.Kubeconfig()),
 		p.holder:                                             holderScript(p),
@@ -125,7 +125,7 @@ func cniConfig(n Node, p nodePaths) string {
 // the node's own cgroup root, cgroup v1 allowed, the cluster DNS, the
 // stand-in upstream as the node's resolver, and no image garbage
 // collection (the images cannot be pulled again).
-func kubeletConfig(n Node, p nodePaths, clusterDNS string) string {
+func kubeletConfig(n Node, p nodePaths, clusterDNS []string) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
@@ -148,7 +148,7 @@ evictionHard: {"memory.available": "100Mi", "nodefs.available": "1%%", "imagefs.
 podLogsDir: %[3]s/pod-logs
 volumePluginDir: %[3]s/volume-plugins
 serializeImagePulls: false
-`, p.socket, clusterDNS, p.kubelet, n.IP, n.CgroupRoot)
+`, p.socket, strings.Join(clusterDNS, `", "`), p.kubelet, n.IP, n.CgroupRoot)
 }
 
 // kubeProxyConfig: iptables mode, leaving the global conntrack settings

@@ -32,7 +32,7 @@ func TestNodeConfigsUseTheNodesOwnDirectory(t *testing.T) {
 	p := cfg.nodePaths(n)
 	for name, text := range map[string]string{
 		"containerd": containerdConfig(p),
-		"kubelet":    kubeletConfig(n, p, "10.96.0.10"),
+		"kubelet":    kubeletConfig(n, p, cfg.clusterDNS()),
 		"cni":        cniConfig(n, p),
 	} {
 		if !strings.Contains(text, "/repo/.cache/cluster/run/kubesky-node-2/") {
@@ -44,7 +44,7 @@ func TestNodeConfigsUseTheNodesOwnDirectory(t *testing.T) {
 		"cni":        `"subnet": "10.244.2.0/24", "gateway": "10.244.2.1"`,
 		"kube-proxy": "hostnameOverride: kubesky-node-2\n",
 	} {
-		text := map[string]string{"kubelet": kubeletConfig(n, p, "10.96.0.10"), "cni": cniConfig(n, p), "kube-proxy": kubeProxyConfig(n, "10.244.0.0/16", cfg.Kubeconfig())}[name]
+		text := map[string]string{"kubelet": kubeletConfig(n, p, cfg.clusterDNS()), "cni": cniConfig(n, p), "kube-proxy": kubeProxyConfig(n, "10.244.0.0/16", cfg.Kubeconfig())}[name]
 		if !strings.Contains(text, want) {
 			t.Errorf("%s config lacks %q:\n%s", name, want, text)
 		}
@@ -110,7 +110,7 @@ func TestAnIPv6ClusterHasOnlyIPv6Addresses(t *testing.T) {
 	a := cfg.Addresses()
 	for name, text := range map[string]string{
 		"cni":        cniConfig(n, p),
-		"kubelet":    kubeletConfig(n, p, a.ClusterDNS),
+		"kubelet":    kubeletConfig(n, p, cfg.clusterDNS()),
 		"kube-proxy": kubeProxyConfig(n, a.ClusterCIDR, cfg.Kubeconfig()),
 		"ip":         fmt.Sprint(nodeLinkSteps(cfg.NetNS, a, n, cfg.AllNodes())),
 	} {
@@ -123,7 +123,7 @@ func TestAnIPv6ClusterHasOnlyIPv6Addresses(t *testing.T) {
 		"kubelet": `clusterDNS: ["fd00:10:96::a"]`,
 		"ip":      "-6 -n kubesky-node-2 route add fd00:10:244:1::/64 via fd00:10::11",
 	} {
-		text := map[string]string{"cni": cniConfig(n, p), "kubelet": kubeletConfig(n, p, a.ClusterDNS), "ip": fmt.Sprint(nodeLinkSteps(cfg.NetNS, a, n, cfg.AllNodes()))}[name]
+		text := map[string]string{"cni": cniConfig(n, p), "kubelet": kubeletConfig(n, p, cfg.clusterDNS()), "ip": fmt.Sprint(nodeLinkSteps(cfg.NetNS, a, n, cfg.AllNodes()))}[name]
 		if !strings.Contains(text, want) {
 			t.Errorf("%s lacks %q:\n%s", name, want, text)
 		}
@@ -152,5 +152,34 @@ func TestMemoryStatReadsTheNumberAfterItsKey(t *testing.T) {
 	}
 	if got := memoryStat(filepath.Join(t.TempDir(), "gone"), "total_rss"); got != 0 {
 		t.Errorf("a missing file: %d", got)
+	}
+}
+
+func TestNodeLocalPodsAskTheirNodeFirstThenTheService(t *testing.T) {
+	cfg := DefaultConfig("/repo").WithTopology(TopologyNodeLocal)
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := cfg.Node(1)
+	got := kubeletConfig(n, cfg.nodePaths(n), cfg.clusterDNS())
+	if want := `clusterDNS: ["169.254.20.10", "10.96.0.10"]`; !strings.Contains(got, want) {
+		t.Errorf("kubelet config lacks %s:\n%s", want, got)
+	}
+	if cfg.Overlay != Topologies[TopologyNodeLocal] {
+		t.Errorf("overlay %q, want %q", cfg.Overlay, Topologies[TopologyNodeLocal])
+	}
+}
+
+func TestATopologyIsOneOfThree(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{DefaultConfig("").WithTopology("mesh"), `topology: "mesh" is not one of node-local, per-pod, shared`},
+		{DefaultConfig("").WithIPFamily(IPv6).WithTopology(TopologyNodeLocal), "topology: node-local has no node-local address for ipv6 here"},
+	} {
+		if err := tc.cfg.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("Validate() = %v, want %s", err, tc.want)
+		}
 	}
 }

@@ -28,6 +28,13 @@ func TestEveryFlagUsedExists(t *testing.T) {
 		}
 		checkUses(t, requireUses(t, usesInManifests(t, objs)))
 	})
+	t.Run("the node-local manifests", func(t *testing.T) {
+		objs, err := NodeLocal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkUses(t, requireUses(t, usesInManifests(t, objs)))
+	})
 	for _, file := range []string{"../docker-compose.yml", "../docker-compose.ha.yml"} {
 		t.Run(filepath.Base(file), func(t *testing.T) { checkUses(t, requireUses(t, usesInCompose(t, file))) })
 	}

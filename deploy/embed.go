@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-//go:embed examples/*.yaml kubernetes/*.yaml optional/*.yaml shared-etcd/*.yaml shared-etcd/autoscale/*.yaml
+//go:embed examples/*.yaml kubernetes/*.yaml optional/*.yaml shared-etcd/*.yaml shared-etcd/autoscale/*.yaml node-local/*.yaml
 var files embed.FS
 
 // KustomizationFile is the name of kustomize's file, which is not a
@@ -51,6 +51,21 @@ func SharedEtcd() ([]*unstructured.Unstructured, error) {
 func replacedBySharedEtcd(obj *unstructured.Unstructured) bool {
 	kind := obj.GetKind()
 	return obj.GetName() == "kubesky" && (kind == "Deployment" || kind == "PodDisruptionBudget")
+}
+
+// NodeLocal returns the objects `kubectl apply -k node-local` makes: those
+// of SharedEtcd, then those of node-local/ (etcd's grpc-proxy and the
+// DaemonSet) in file-name order.
+func NodeLocal() ([]*unstructured.Unstructured, error) {
+	shared, err := SharedEtcd()
+	if err != nil {
+		return nil, err
+	}
+	own, err := ReadDir(files, "node-local")
+	if err != nil {
+		return nil, err
+	}
+	return append(shared, own...), nil
 }
 
 // SharedEtcdAutoscale returns the objects of shared-etcd's autoscale

@@ -10,13 +10,14 @@ CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 # Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
 # [Feature:PerformanceDNS]; TestConformance skips only those that need the internet or a cloud.
 CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
-# TOPOLOGY: per-pod (deploy/kubernetes) or shared (deploy/shared-etcd), for the conformance targets.
+# TOPOLOGY: per-pod (deploy/kubernetes), shared (deploy/shared-etcd) or node-local (deploy/node-local),
+# for make cluster and the conformance targets.
 TOPOLOGY ?= per-pod
 
 .PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-helm conformance conformance-full
 
-cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
-	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY)
+cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
+	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
 
 # with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
 with_ticker = start=$$(date +%s); \

@@ -23,7 +23,7 @@ const (
 )
 
 func TestCluster(t *testing.T) {
-	c := startCluster(t, cluster.DefaultConfig("").Overlay)
+	c := startCluster(t, cluster.TopologyPerPod)
 	workload, err := os.ReadFile("testdata/workload.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -137,21 +137,14 @@ func specSummary(t *testing.T, path string) (string, int, int) {
 	return strings.Join(lines, "\n"), passed, ran
 }
 
-// startTopology starts the cluster with the named topology deployed:
-// per-pod (deploy/kubernetes, also when name is empty) or shared
-// (deploy/shared-etcd, deployed as TestSharedEtcdTopology does).
+// startTopology starts the cluster with the named topology deployed
+// (per-pod when name is empty).
 func startTopology(t *testing.T, name string) *cluster.Cluster {
 	t.Helper()
-	switch name {
-	case "", "per-pod":
-		return startCluster(t, cluster.DefaultConfig("").Overlay)
-	case "shared":
-		c := startCluster(t, "")
-		deployShared(t, c)
-		return c
+	if name == "" {
+		name = cluster.TopologyPerPod
 	}
-	t.Fatalf("KUBESKY_CONFORMANCE_TOPOLOGY=%q: want per-pod or shared", name)
-	return nil
+	return startCluster(t, name)
 }
 
 // checkIPFamily fails the test unless the kubernetes Service and the DNS

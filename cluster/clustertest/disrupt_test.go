@@ -152,7 +152,7 @@ func podNames(pods []corev1.Pod) []string {
 // checkEtcdTLS reads a member's /health over TLS with the Secret's client
 // certificate, and checks the member refuses a client without one.
 func checkEtcdTLS(t *testing.T, c *cluster.Cluster) {
-	secret, err := c.Client.CoreV1().Secrets("kube-system").Get(t.Context(), etcdTLSSecret, metav1.GetOptions{})
+	secret, err := c.Client.CoreV1().Secrets("kube-system").Get(t.Context(), cluster.EtcdTLSSecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,11 @@ import (
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
-// startCluster starts the cluster for one test with overlay deployed (""
+// startCluster starts the cluster for one test with topology deployed (""
 // deploys no DNS: the test deploys one) and stops it at the end, then checks
 // the host is as it was before. It skips (saying why) unless
 // KUBESKY_CLUSTER_TEST=1, and fails when not root.
-func startCluster(t *testing.T, overlay string) *cluster.Cluster {
+func startCluster(t *testing.T, topology string) *cluster.Cluster {
 	t.Helper()
 	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
 		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
@@ -39,16 +39,17 @@ func startCluster(t *testing.T, overlay string) *cluster.Cluster {
 	cfg.Out = testWriter{t}
 	if family := os.Getenv("KUBESKY_CLUSTER_IP_FAMILY"); family != "" {
 		cfg = cfg.WithIPFamily(family)
-		if overlay == cluster.DefaultConfig("").Overlay {
-			overlay = cfg.Overlay
-		}
 	}
 	if n := os.Getenv("KUBESKY_CLUSTER_NODES"); n != "" {
 		if cfg.Nodes, err = strconv.Atoi(n); err != nil {
 			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)
 		}
 	}
-	cfg.Overlay = overlay
+	if topology == "" {
+		cfg.Overlay = ""
+	} else {
+		cfg = cfg.WithTopology(topology)
+	}
 	before := readHostState(t)
 	t.Cleanup(func() { checkHostUnchanged(t, before) })
 	c, err := cluster.Start(t.Context(), cfg)

@@ -2,7 +2,6 @@ package clustertest
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -25,9 +23,6 @@ const (
 	etcdSet        = "kubesky-etcd"
 	kube2skyDeploy = "kubesky-kube2sky"
 	skydnsDeploy   = "kubesky-skydns"
-	etcdTLSSecret  = "kubesky-etcd-tls"
-	localClass     = "kubesky-local" // cluster/overlay-shared's StorageClass
-	etcdUID        = 65532           // the images' user
 )
 
 // TestSharedEtcdTopology deploys deploy/shared-etcd (through
@@ -37,11 +32,10 @@ const (
 // lookup may fail, and every change the API server acknowledged must be in
 // DNS within maxPropagation.
 func TestSharedEtcdTopology(t *testing.T) {
-	c := startCluster(t, "")
+	c := startCluster(t, cluster.TopologyShared)
 	t.Run("kubectl kustomize renders the objects deploy.SharedEtcd reads", func(t *testing.T) {
 		checkRender(t, c)
 	})
-	deployShared(t, c)
 	t.Run("the overlay runs 3 etcd members on bound volumes, 2 kube2sky, 2 skydns, 3 PDBs and the HPA", func(t *testing.T) {
 		checkSharedTopology(t, c)
 	})
@@ -61,17 +55,6 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("etcd leader, kube2sky leader and a skydns pod deleted under load and churn", func(t *testing.T) {
 		disruptUnderLoad(t, c)
 	})
-}
-
-// deployShared deploys cluster/overlay-shared with the Secret and the
-// volumes it needs.
-func deployShared(t *testing.T, c *cluster.Cluster) {
-	t.Helper()
-	createEtcdSecret(t, c)
-	createLocalVolumes(t, c, 3)
-	if err := c.Deploy(t.Context(), filepath.Join("cluster", "overlay-shared")); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkRender compares what `kubectl kustomize deploy/shared-etcd` renders
@@ -105,49 +88,6 @@ func describeAll(objs []*unstructured.Unstructured) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// createEtcdSecret makes the TLS files with `kubesky-demo pki --etcd-only`
-// and the Secret from them, as deploy/README.md says.
-func createEtcdSecret(t *testing.T, c *cluster.Cluster) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "etcd-tls")
-	args := append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...)
-	out, err := exec.Command(filepath.Join(c.Cfg().BinDir, "kubesky-demo"), args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubesky-demo %v: %v\n%s", args, err, out)
-	}
-	kubectl(t, c, nil, "-n", "kube-system", "create", "secret", "generic", etcdTLSSecret, "--from-file="+filepath.Join(dir, "etcd"))
-}
-
-// createLocalVolumes makes n hostPath PersistentVolumes of the class
-// kubesky-local, each a directory under the cluster's run directory owned
-// by the images' user (hostPath volumes get no fsGroup).
-func createLocalVolumes(t *testing.T, c *cluster.Cluster, n int) {
-	t.Helper()
-	for i := range n {
-		dir := filepath.Join(c.Cfg().DataDir, "run", "volumes", fmt.Sprintf("etcd-%d", i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(dir, etcdUID, etcdUID); err != nil {
-			t.Fatal(err)
-		}
-		dirType := corev1.HostPathDirectory
-		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kubesky-etcd-local-%d", i)},
-			Spec: corev1.PersistentVolumeSpec{
-				StorageClassName:              localClass,
-				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &dirType}},
-			},
-		}
-		if _, err := c.Client.CoreV1().PersistentVolumes().Create(t.Context(), pv, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // checkSharedTopology checks the objects the overlay made and their state.

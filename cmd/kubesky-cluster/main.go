@@ -39,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", cluster.DNSPort(cluster.DefaultConfig("").Addresses().Upstream), "upstream: the address to answer on")
 	nodes := fs.Int("nodes", 1, fmt.Sprintf("up: how many nodes run pods (1 to %d)", cluster.MaxNodes))
 	family := fs.String("ip-family", cluster.IPv4, "up: the cluster's one IP family, ipv4 or ipv6")
+	topology := fs.String("topology", cluster.TopologyPerPod, "up: the kubesky topology deployed: per-pod, shared or node-local")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
@@ -49,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.DataDir = absolute(*dataDir)
 	}
 	cfg.Out = stdout
-	cfg = cfg.WithIPFamily(*family)
+	cfg = cfg.WithIPFamily(*family).WithTopology(*topology)
 	cfg.Nodes = *nodes
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: --%v\n", args[0], err)

@@ -1,0 +1,137 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/deploy"
+)
+
+// The topologies a cluster can deploy (Config.Topology).
+const (
+	TopologyPerPod    = "per-pod"    // deploy/kubernetes: etcd inside each kubesky pod
+	TopologyShared    = "shared"     // deploy/shared-etcd: one etcd cluster, skydns replicas reading it
+	TopologyNodeLocal = "node-local" // deploy/node-local: shared, plus skydns on every node behind grpc-proxy
+)
+
+// Topologies maps each topology to the overlay that deploys it in this
+// cluster (images never pulled, etcd's volumes from localClass).
+var Topologies = map[string]string{
+	TopologyPerPod:    filepath.Join("cluster", "overlay"),
+	TopologyShared:    filepath.Join("cluster", "overlay-shared"),
+	TopologyNodeLocal: filepath.Join("cluster", "overlay-node-local"),
+}
+
+// The shared etcd's Secret and volumes, which its overlays expect.
+const (
+	EtcdTLSSecret = "kubesky-etcd-tls"
+	localClass    = "kubesky-local" // the StorageClass of cluster/overlay-shared
+	etcdMembers   = 3
+	imageUID      = 65532 // the user kubesky's images run as
+)
+
+// WithTopology returns c deploying topology: its overlay (the IPv6 one for
+// per-pod in an IPv6 cluster) replaces the default.
+func (c Config) WithTopology(topology string) Config {
+	c.Topology = topology
+	if overlay, ok := Topologies[topology]; ok && topology != TopologyPerPod {
+		c.Overlay = overlay
+	}
+	return c
+}
+
+// clusterDNS is what the kubelets write as the pods' nameservers: with the
+// node-local topology, the node's own skydns first and the kube-dns
+// Service second, which a pod's resolver asks when the first does not
+// answer (the node has no skydns left).
+func (c Config) clusterDNS() []string {
+	a := c.Addresses()
+	if c.Topology == TopologyNodeLocal {
+		return []string{a.NodeLocalDNS, a.ClusterDNS}
+	}
+	return []string{a.ClusterDNS}
+}
+
+// needsSharedEtcd reports whether the topology runs deploy/shared-etcd's
+// etcd cluster, whose Secret and volumes must exist before its overlay.
+func (c Config) needsSharedEtcd() bool {
+	return c.Topology == TopologyShared || c.Topology == TopologyNodeLocal
+}
+
+// PrepareSharedEtcd makes what deploy/shared-etcd expects to find, as
+// deploy/README.md says: the Secret of TLS files from `kubesky-demo pki
+// --etcd-only`, and a local volume per member.
+func (c *Cluster) PrepareSharedEtcd(ctx context.Context) error {
+	return c.step("shared etcd: the TLS Secret and the members' volumes", func() error {
+		if err := c.createEtcdSecret(ctx); err != nil {
+			return err
+		}
+		return c.createLocalVolumes(ctx)
+	})
+}
+
+// createEtcdSecret writes the TLS files with `kubesky-demo pki` and makes
+// the Secret from them.
+func (c *Cluster) createEtcdSecret(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "kubesky-etcd-tls-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	args := append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...)
+	if out, err := exec.CommandContext(ctx, c.cfg.bin("kubesky-demo"), args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("kubesky-demo %v: %w: %s", args, err, out)
+	}
+	files, err := os.ReadDir(filepath.Join(dir, "etcd"))
+	if err != nil {
+		return err
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: EtcdTLSSecret, Namespace: "kube-system"}, Data: map[string][]byte{}}
+	for _, f := range files {
+		if secret.Data[f.Name()], err = os.ReadFile(filepath.Join(dir, "etcd", f.Name())); err != nil {
+			return err
+		}
+	}
+	_, err = c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{})
+	return err
+}
+
+// createLocalVolumes makes a hostPath PersistentVolume of localClass per
+// etcd member, each a directory under the run directory owned by the
+// images' user (hostPath volumes get no fsGroup).
+func (c *Cluster) createLocalVolumes(ctx context.Context) error {
+	for i := range etcdMembers {
+		dir := filepath.Join(c.cfg.paths().run, "volumes", fmt.Sprintf("etcd-%d", i))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chown(dir, imageUID, imageUID); err != nil {
+			return err
+		}
+		if _, err := c.Client.CoreV1().PersistentVolumes().Create(ctx, localVolume(i, dir), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func localVolume(i int, dir string) *corev1.PersistentVolume {
+	dirType := corev1.HostPathDirectory
+	return &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kubesky-etcd-local-%d", i)},
+		Spec: corev1.PersistentVolumeSpec{
+			StorageClassName:              localClass,
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &dirType}},
+		},
+	}
+}

@@ -1,0 +1,98 @@
+package deploy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestNodeLocalRenders checks that kustomize builds node-local/ into the
+// objects NodeLocal reads, and builds the cluster's overlays on it.
+func TestNodeLocalRenders(t *testing.T) {
+	read, err := NodeLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describeSorted(kustomize(t, "node-local")), describeSorted(read); !slices.Equal(got, want) {
+		t.Fatalf("kustomize renders %v\nNodeLocal reads %v", got, want)
+	}
+	for _, overlay := range []string{"../cluster/overlay-node-local", "../cluster/overlay-shared"} {
+		t.Run(overlay, func(t *testing.T) {
+			for _, obj := range workloads(kustomize(t, overlay)) {
+				containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+				for _, c := range containers {
+					if policy := c.(map[string]any)["imagePullPolicy"]; policy != "Never" {
+						t.Errorf("%s: a container's imagePullPolicy is %v, want Never", Describe(obj), policy)
+					}
+				}
+			}
+		})
+	}
+}
+
+func describeSorted(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, obj := range objs {
+		out = append(out, Describe(obj))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestNodeLocalWiring checks that the DaemonSet reads etcd through the
+// proxy at an address the member certificate names, that its two skydns
+// share the DNS address and nothing else on the host, and that an update
+// starts the new pod before the old one stops.
+func TestNodeLocalWiring(t *testing.T) {
+	objs, err := NodeLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := object(t, objs, "DaemonSet", "kubesky-node-local")
+	proxyIP := serviceClusterIP(t, objs, "kubesky-etcd-proxy")
+	t.Run("skydns dials the proxy's Service, which the certificate names", func(t *testing.T) {
+		for _, c := range []string{"skydns-a", "skydns-b"} {
+			if got, want := argValue(t, ds, c, "etcd-endpoints"), "https://"+proxyIP+":2379"; got != want {
+				t.Errorf("%s --etcd-endpoints=%s, want %s", c, got, want)
+			}
+		}
+		if !strings.Contains(strings.Join(SharedEtcdPKIFlags, " "), proxyIP+",") {
+			t.Errorf("pki flags %v do not name the proxy's %s", SharedEtcdPKIFlags, proxyIP)
+		}
+	})
+	t.Run("the proxy dials the three members", func(t *testing.T) {
+		proxy := object(t, objs, "Deployment", "kubesky-etcd-proxy")
+		var want []string
+		for _, ip := range memberAddresses(t, objs) {
+			want = append(want, "https://"+ip+":2379")
+		}
+		if got := argValue(t, proxy, "grpc-proxy", "endpoints"); got != strings.Join(want, ",") {
+			t.Errorf("--endpoints=%s, want %s", got, strings.Join(want, ","))
+		}
+	})
+	t.Run("two skydns share the DNS address and nothing else", func(t *testing.T) {
+		a, b := "skydns-a", "skydns-b"
+		if argValue(t, ds, a, "dns-addr") != argValue(t, ds, b, "dns-addr") {
+			t.Errorf("--dns-addr differs: %s, %s", argValue(t, ds, a, "dns-addr"), argValue(t, ds, b, "dns-addr"))
+		}
+		if argValue(t, ds, a, "http-addr") == argValue(t, ds, b, "http-addr") {
+			t.Errorf("both serve HTTP on %s", argValue(t, ds, a, "http-addr"))
+		}
+		containers, _, _ := unstructured.NestedSlice(ds.Object, "spec", "template", "spec", "containers")
+		for _, c := range containers {
+			if ports, ok := c.(map[string]any)["ports"]; ok {
+				t.Errorf("container %v declares host ports %v: an update's new pod could not join the old one on its node", c.(map[string]any)["name"], ports)
+			}
+		}
+	})
+	t.Run("an update starts the new pod before the old one stops", func(t *testing.T) {
+		surge, _, _ := unstructured.NestedFieldNoCopy(ds.Object, "spec", "updateStrategy", "rollingUpdate", "maxSurge")
+		unavailable, _, _ := unstructured.NestedFieldNoCopy(ds.Object, "spec", "updateStrategy", "rollingUpdate", "maxUnavailable")
+		if fmt.Sprint(surge) != "1" || fmt.Sprint(unavailable) != "0" {
+			t.Errorf("maxSurge %v, maxUnavailable %v; want 1 and 0", surge, unavailable)
+		}
+	})
+}
