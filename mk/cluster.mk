@@ -14,7 +14,7 @@ CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
 # for make cluster and the conformance targets.
 TOPOLOGY ?= per-pod
 
-.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-helm conformance conformance-full
+.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
@@ -36,6 +36,12 @@ test-cluster: build cluster-tools ## the real cluster (NODES=3): lookups from po
 
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
+
+test-node-local: build cluster-tools ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update and kill -9 of each skydns of a node under 50 glibc lookups/s (none may fail or take 1 s) (root)
+	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestNodeLocal$$' ./cluster/clustertest/
+
+bench-node-local: build cluster-tools ## deploy/node-local's skydns against CoreDNS as NodeLocal DNSCache in one real cluster (NODES=3): latency cold and warm, propagation, rollout, kill -9, the conntrack race, memory; writes bench/results/node-local.md (root, ~15 min)
+	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 40m -run '^TestNodeLocalComparison$$' ./cluster/clustertest/
 
 test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster: helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
 	@$(call with_ticker,integration/tools/build.sh helm)

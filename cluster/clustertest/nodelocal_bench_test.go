@@ -1,0 +1,512 @@
+package clustertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/bench/proc"
+	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/polltest"
+)
+
+// The comparison's sizes: names resolved cold then warm from each node,
+// and Services whose address changes at once.
+const (
+	comparedNames   = 200
+	comparedChanges = 10
+	// raceLookups glibc lookups, in raceThreads threads, as fast as they
+	// go: the conntrack race of parallel A and AAAA queries.
+	raceLookups = 100000
+	raceThreads = 50
+)
+
+// nodeLocalCacheSet is the DaemonSet of the anchor: CoreDNS with NodeLocal
+// DNSCache's Corefile.
+const nodeLocalCacheSet = "node-local-dns"
+
+// serverFigures are what the comparison measures of one node-local server.
+type serverFigures struct {
+	name         string
+	cold, warm   []lookupSummary // per node
+	propagation  []time.Duration // per change and node
+	rollout      lookupSummary
+	kill         lookupSummary
+	raceService  lookupSummary
+	raceLocal    lookupSummary
+	insertFailed [2]int  // conntrack insert_failed during the Service and the node-local race
+	memory       []int64 // resident bytes per node, of every process of the server
+}
+
+// TestNodeLocalComparison measures deploy/node-local's skydns and CoreDNS
+// configured as NodeLocal DNSCache configures it, one after the other in
+// the same cluster, and writes the table to bench/results/node-local.md
+// (make bench-node-local).
+func TestNodeLocalComparison(t *testing.T) {
+	if os.Getenv("KUBESKY_BENCH_NODE_LOCAL") != "1" {
+		t.Skip("a benchmark of minutes: run with KUBESKY_BENCH_NODE_LOCAL=1 (make bench-node-local)")
+	}
+	c := startCluster(t, cluster.TopologyNodeLocal)
+	tools := buildLookups(t, c)
+	createService(t, c, "web")
+	names := createCompared(t, c, comparedNames)
+	writeNames(t, tools, "names.txt", names)
+
+	skydns := measureServer(t, c, tools, "skydns", "skydns (deploy/node-local)", names, 1,
+		func(n cluster.Node) { killNodeLocal(t, c, n, "skydns-a") }, func() { rolloutNodeLocal(t, c) })
+	skydns.memory = nodeMemory(t, c, "--node-local-interface")
+
+	kubectl(t, c, nil, "-n", "kube-system", "delete", "daemonset", nodeLocalSet, "--wait=true")
+	deployNodeLocalCache(t, c)
+	coredns := measureServer(t, c, tools, "coredns", "CoreDNS as NodeLocal DNSCache", names, 2,
+		func(n cluster.Node) { killCacheOn(t, c, n) }, func() { rolloutCache(t, c) })
+	coredns.memory = nodeMemory(t, c, "/etc/coredns/Corefile")
+
+	table := comparisonTable(c, []*serverFigures{skydns, coredns})
+	t.Log("\n" + table)
+	if err := os.WriteFile(filepath.Join(c.Cfg().RepoDir, "bench", "results", "node-local.md"), []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// measureServer runs every measurement against the node-local server
+// deployed now; tag names its client pods, and round is the how-manieth
+// address change of the compared Services this is.
+func measureServer(t *testing.T, c *cluster.Cluster, tools, tag, name string, names []string, round int, kill func(cluster.Node), rollout func()) *serverFigures {
+	f := &serverFigures{name: name}
+	pass := fmt.Sprintf("/tools/lookups @/tools/names.txt 0 %d", len(names))
+	for i, n := range c.Cfg().AllNodes() {
+		cold := runLookups(t, c, tools, fmt.Sprintf("%s-cold-%d", tag, i+1), n.Name, pass)
+		warm := runLookups(t, c, tools, fmt.Sprintf("%s-warm-%d", tag, i+1), n.Name, pass)
+		f.cold, f.warm = append(f.cold, parseLookups(t, cold)), append(f.warm, parseLookups(t, warm))
+	}
+	f.propagation = measurePropagation(t, c, names[:comparedChanges], round)
+	node := c.Cfg().Node(min(2, c.Cfg().Nodes))
+	f.rollout = measuredLookupsOnNode(t, c, tools, tag+"-rollout", node.Name, rollout)
+	f.kill = measuredLookupsOnNode(t, c, tools, tag+"-kill", node.Name, func() { kill(node) })
+	a := c.Cfg().Addresses()
+	f.raceService, f.insertFailed[0] = race(t, c, tools, tag, node, a.ClusterDNS)
+	f.raceLocal, f.insertFailed[1] = race(t, c, tools, tag, node, a.NodeLocalDNS)
+	return f
+}
+
+// measuredLookupsOnNode is lookupsOnNode that records rather than fails.
+func measuredLookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) lookupSummary {
+	script := fmt.Sprintf("echo started; exec /tools/lookups web.default.svc.cluster.local %d %d", nodeLocalRate, nodeLocalLookups)
+	startToolPod(t, c, tools, name, node, script)
+	waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "started") })
+	time.Sleep(2 * time.Second) // lookups before the disruption: a duration, not a wait for a condition
+	disrupt()
+	s := parseLookups(t, waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "END") }))
+	kubectl(t, c, nil, "delete", "pod", name, "--wait=false")
+	t.Logf("%s on %s: %s", name, node, s)
+	return s
+}
+
+// createCompared makes n selectorless Services cmp-<i> in default, each
+// with an EndpointSlice of one address, and returns their names, once
+// the cluster DNS answers the last.
+func createCompared(t *testing.T, c *cluster.Cluster, n int) []string {
+	t.Helper()
+	var names []string
+	for i := range n {
+		svc := fmt.Sprintf("cmp-%d", i)
+		if _, err := c.Client.CoreV1().Services("default").Create(t.Context(), &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: svc},
+			Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		setEndpoint(t, c, svc, comparedAddress(i, 0), true)
+		names = append(names, svc+".default.svc.cluster.local.")
+	}
+	last := names[len(names)-1]
+	polltest.Every(t, 2*time.Minute, apiPoll, last+" resolving", func() error { return resolves(t, c, last) })
+	return names
+}
+
+// comparedAddress is Service i's address after change changes.
+func comparedAddress(i, change int) string { return fmt.Sprintf("10.250.%d.%d", change, i+1) }
+
+// setEndpoint makes (create) or updates the EndpointSlice of svc to hold
+// one ready address.
+func setEndpoint(t *testing.T, c *cluster.Cluster, svc, ip string, create bool) {
+	t.Helper()
+	ready := true
+	port, name := int32(80), "http"
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: svc, Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port}},
+	}
+	slices := c.Client.DiscoveryV1().EndpointSlices("default")
+	var err error
+	if create {
+		_, err = slices.Create(t.Context(), slice, metav1.CreateOptions{})
+	} else {
+		_, err = slices.Update(t.Context(), slice, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// measurePropagation changes the address of every named Service at once
+// (each name asked on every node first, so a cache holds it) and returns,
+// per Service and node, the time from the API server's acknowledgement
+// until the node-local address answers the new address.
+func measurePropagation(t *testing.T, c *cluster.Cluster, names []string, round int) []time.Duration {
+	t.Helper()
+	nodes := c.Cfg().AllNodes()
+	server := cluster.DNSPort(c.Cfg().Addresses().NodeLocalDNS)
+	for _, n := range nodes {
+		for _, name := range names {
+			if _, err := exchangeOnNode(n, server, name); err != nil {
+				t.Fatalf("%s on %s: %v", name, n.Name, err)
+			}
+		}
+	}
+	changed := make([]time.Time, len(names))
+	for i, name := range names {
+		svc, _, _ := strings.Cut(name, ".")
+		setEndpoint(t, c, svc, comparedAddress(i, round), false)
+		changed[i] = time.Now()
+	}
+	var delays []time.Duration
+	pending := map[[2]int]bool{}
+	for i := range names {
+		for j := range nodes {
+			pending[[2]int{i, j}] = true
+		}
+	}
+	polltest.Every(t, 2*time.Minute, 20*time.Millisecond, "every node answering the new addresses", func() error {
+		for key := range pending {
+			reply, err := exchangeOnNode(nodes[key[1]], server, names[key[0]])
+			if err == nil && answers(reply, comparedAddress(key[0], round)) {
+				delays = append(delays, time.Since(changed[key[0]]))
+				delete(pending, key)
+			}
+		}
+		if len(pending) > 0 {
+			return fmt.Errorf("%d of %d answers still old", len(pending), len(names)*len(nodes))
+		}
+		return nil
+	})
+	slices.Sort(delays)
+	return delays
+}
+
+// exchangeOnNode asks server for name's A record from inside node n's
+// network namespace.
+func exchangeOnNode(n cluster.Node, server, name string) (*dns.Msg, error) {
+	conn, err := cluster.DialInNetNS(n.NetNS)(context.Background(), "udp", server)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	m := new(dns.Msg)
+	m.SetQuestion(name, dns.TypeA)
+	reply, _, err := (&dns.Client{Timeout: 2 * time.Second}).ExchangeWithConn(m, &dns.Conn{Conn: conn})
+	return reply, err
+}
+
+// race runs raceLookups parallel glibc lookups on node n with server as
+// the only nameserver, and returns their summary and how much the node's
+// conntrack insert_failed counter grew meanwhile.
+func race(t *testing.T, c *cluster.Cluster, tools, tag string, n cluster.Node, server string) (lookupSummary, int) {
+	t.Helper()
+	before := insertFailed(t, n)
+	script := fmt.Sprintf("printf 'nameserver %s\\noptions ndots:1\\n' > /etc/resolv.conf; exec /tools/lookups web.default.svc.cluster.local. 0 %d %d", server, raceLookups, raceThreads)
+	s := parseLookups(t, runLookups(t, c, tools, tag+"-race-"+strings.ReplaceAll(server, ".", "-"), n.Name, script))
+	failed := insertFailed(t, n) - before
+	t.Logf("race through %s on %s: %s; conntrack insert_failed +%d", server, n.Name, s, failed)
+	return s, failed
+}
+
+// insertFailed sums the insert_failed counters of node n's conntrack
+// (conntrack -S, one line per CPU).
+func insertFailed(t *testing.T, n cluster.Node) int {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", n.NetNS, "conntrack", "-S").CombinedOutput()
+	if err != nil {
+		t.Fatalf("conntrack -S on %s: %v\n%s", n.Name, err, out)
+	}
+	total := 0
+	for _, field := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(field, "insert_failed="); ok {
+			n, _ := strconv.Atoi(v)
+			total += n
+		}
+	}
+	return total
+}
+
+// nodeMemory sums, per node, the resident memory of the processes whose
+// arguments contain marker, in a cgroup under the node's root.
+func nodeMemory(t *testing.T, c *cluster.Cluster, marker string) []int64 {
+	t.Helper()
+	var out []int64
+	for _, n := range c.Cfg().AllNodes() {
+		var total int64
+		for _, pid := range pidsOnNode(t, n, marker) {
+			m, err := proc.ReadMemory(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += m.RSS
+		}
+		out = append(out, total)
+	}
+	return out
+}
+
+// writeNames writes names, one a line, into dir/file.
+func writeNames(t *testing.T, dir, file string, names []string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nodeLocalCacheCorefile is NodeLocal DNSCache's Corefile (its
+// nodelocaldns.yaml), bound to the node-local address only: cluster names
+// cached (success 30 s, denial 5 s) and forwarded over TCP to the kube-dns
+// Service, other names to the node's resolvers.
+const nodeLocalCacheCorefile = `cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
+    errors
+    cache {
+        success 9984 30
+        denial 9984 5
+    }
+    reload
+    loop
+    bind %[1]s
+    forward . %[2]s {
+        force_tcp
+    }
+    prometheus :9253
+    health %[1]s:8080
+}
+.:53 {
+    errors
+    cache 30
+    reload
+    loop
+    bind %[1]s
+    forward . /etc/resolv.conf
+    prometheus :9253
+}
+`
+
+// deployNodeLocalCache runs CoreDNS as NodeLocal DNSCache runs it: a
+// hostNetwork DaemonSet on the node-local address (which deploy/node-local
+// made on each node and left), updated one node at a time (its
+// maxUnavailable of 10%), and waits until every node's pod is ready.
+func deployNodeLocalCache(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	a := c.Cfg().Addresses()
+	corefile := fmt.Sprintf(nodeLocalCacheCorefile, a.NodeLocalDNS, a.ClusterDNS)
+	manifest := fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: %[1]s, namespace: kube-system}
+data:
+  Corefile: %[2]q
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: %[1]s, namespace: kube-system}
+spec:
+  selector: {matchLabels: {k8s-app: %[1]s}}
+  updateStrategy: {rollingUpdate: {maxUnavailable: 10%%}}
+  template:
+    metadata: {labels: {k8s-app: %[1]s}}
+    spec:
+      hostNetwork: true
+      dnsPolicy: Default
+      priorityClassName: system-node-critical
+      tolerations: [{operator: Exists}]
+      containers:
+        - name: node-cache
+          image: %[3]s
+          imagePullPolicy: Never
+          command: ["/coredns", "-conf", "/etc/coredns/Corefile"]
+          securityContext: {capabilities: {add: [NET_ADMIN]}}
+          livenessProbe: {httpGet: {host: %[4]s, path: /health, port: 8080}, initialDelaySeconds: 60, timeoutSeconds: 5}
+          readinessProbe: {httpGet: {host: %[4]s, path: /health, port: 8080}, periodSeconds: 2}
+          volumeMounts: [{name: config, mountPath: /etc/coredns}]
+      volumes: [{name: config, configMap: {name: %[1]s}}]
+`, nodeLocalCacheSet, corefile, cluster.AgnhostImage, a.NodeLocalDNS)
+	kubectl(t, c, []byte(manifest), "apply", "-f", "-")
+	waitDaemonSet(t, c, nodeLocalCacheSet)
+}
+
+// waitDaemonSet waits until the DaemonSet has one updated, available pod
+// on every node and no other.
+func waitDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
+	t.Helper()
+	polltest.Every(t, 5*time.Minute, apiPoll, "daemonset "+name+" rolled out", func() error {
+		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s := ds.Status
+		if s.ObservedGeneration < ds.Generation || s.DesiredNumberScheduled != int32(c.Cfg().Nodes) || s.UpdatedNumberScheduled != s.DesiredNumberScheduled ||
+			s.NumberAvailable != s.DesiredNumberScheduled || s.CurrentNumberScheduled != s.DesiredNumberScheduled {
+			return fmt.Errorf("%d of %d updated, %d available", s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
+		}
+		pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: labelsOf(ds.Spec.Selector.MatchLabels)})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) != int(s.DesiredNumberScheduled) {
+			return fmt.Errorf("%d pods, want %d (old ones still stopping)", len(pods.Items), s.DesiredNumberScheduled)
+		}
+		return nil
+	})
+}
+
+func labelsOf(m map[string]string) string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// rolloutCache restarts the anchor's DaemonSet and waits for it.
+func rolloutCache(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	kubectl(t, c, nil, "-n", "kube-system", "rollout", "restart", "daemonset/"+nodeLocalCacheSet)
+	waitDaemonSet(t, c, nodeLocalCacheSet)
+}
+
+// killCacheOn sends SIGKILL to the anchor's CoreDNS on node n and waits
+// until it is restarted and ready.
+func killCacheOn(t *testing.T, c *cluster.Cluster, n cluster.Node) {
+	t.Helper()
+	pids := pidsOnNode(t, n, "/etc/coredns/Corefile")
+	if len(pids) != 1 {
+		t.Fatalf("CoreDNS on %s: pids %v, want one", n.Name, pids)
+	}
+	pod := podOfSetOn(t, c, nodeLocalCacheSet, n.Name)
+	restarts := restartCount(pod, "node-cache")
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Every(t, 3*time.Minute, apiPoll, "CoreDNS on "+n.Name+" restarted and ready", func() error {
+		p := podOfSetOn(t, c, nodeLocalCacheSet, n.Name)
+		if restartCount(p, "node-cache") <= restarts || !containerReady(p, "node-cache") {
+			return fmt.Errorf("%d restarts, ready %v", restartCount(p, "node-cache"), containerReady(p, "node-cache"))
+		}
+		return nil
+	})
+}
+
+func podOfSetOn(t *testing.T, c *cluster.Cluster, set, node string) *corev1.Pod {
+	t.Helper()
+	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "k8s-app=" + set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
+			return &p
+		}
+	}
+	t.Fatalf("no %s pod on %s", set, node)
+	return nil
+}
+
+// comparisonTable is the Markdown of bench/results/node-local.md.
+func comparisonTable(c *cluster.Cluster, servers []*serverFigures) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Node-local DNS: skydns and CoreDNS as NodeLocal DNSCache\n\n")
+	fmt.Fprintf(&b, "`make bench-node-local`, one run, %s, on a real cluster of %d nodes on this 2-core machine (%s).\n",
+		time.Now().UTC().Format("2006-01-02"), c.Cfg().Nodes, "kube-apiserver, etcd, kubelets and the clients share the cores")
+	fmt.Fprintf(&b, "Lookups are glibc's getaddrinfo (A and AAAA in parallel) from a pod on the node; each row is per node where it says so.\n\n")
+	fmt.Fprintf(&b, "| | %s |\n|---|", strings.Join(serverNames(servers), " | "))
+	for range servers {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	row := func(label string, cell func(f *serverFigures) string) {
+		fmt.Fprintf(&b, "| %s |", label)
+		for _, f := range servers {
+			fmt.Fprintf(&b, " %s |", cell(f))
+		}
+		b.WriteString("\n")
+	}
+	for i, n := range c.Cfg().AllNodes() {
+		row(fmt.Sprintf("%s: %d names, first lookup (cold) p50 / p99 / max", n.Name, comparedNames), func(f *serverFigures) string { return latencies(f.cold[i]) })
+		row(fmt.Sprintf("%s: the same names again (warm) p50 / p99 / max", n.Name), func(f *serverFigures) string { return latencies(f.warm[i]) })
+	}
+	row(fmt.Sprintf("Service address changed → every node answers it (%d changes × %d nodes) p50 / p99 / max", comparedChanges, c.Cfg().Nodes), func(f *serverFigures) string {
+		return fmt.Sprintf("%s / %s / %s", short(pct(f.propagation, 50)), short(pct(f.propagation, 99)), short(pct(f.propagation, 100)))
+	})
+	row(fmt.Sprintf("DaemonSet rolling update, %d lookups at %d/s: failed / over 1 s", nodeLocalLookups, nodeLocalRate), func(f *serverFigures) string { return failures(f.rollout) })
+	row(fmt.Sprintf("kill -9 of one server process on the node, %d lookups at %d/s: failed / over 1 s", nodeLocalLookups, nodeLocalRate), func(f *serverFigures) string { return failures(f.kill) })
+	row(fmt.Sprintf("%d parallel lookups (%d threads) through the kube-dns Service: failed / over 1 s / conntrack insert_failed", raceLookups, raceThreads), func(f *serverFigures) string {
+		return fmt.Sprintf("%s / %d", failures(f.raceService), f.insertFailed[0])
+	})
+	row("the same through the node-local address: failed / over 1 s / conntrack insert_failed", func(f *serverFigures) string {
+		return fmt.Sprintf("%s / %d", failures(f.raceLocal), f.insertFailed[1])
+	})
+	row("resident memory per node, every process of the server (MiB)", func(f *serverFigures) string {
+		var cells []string
+		for _, m := range f.memory {
+			cells = append(cells, fmt.Sprintf("%.0f", float64(m)/(1<<20)))
+		}
+		return strings.Join(cells, " / ")
+	})
+	return b.String()
+}
+
+func serverNames(servers []*serverFigures) []string {
+	var out []string
+	for _, f := range servers {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+func latencies(s lookupSummary) string {
+	us := func(n int) string { return short(time.Duration(n) * time.Microsecond) }
+	return fmt.Sprintf("%s / %s / %s", us(s.P50US), us(s.P99US), us(s.MaxUS))
+}
+
+func failures(s lookupSummary) string { return fmt.Sprintf("%d / %d", s.Failed, s.Slow) }
+
+// short rounds d for a table cell.
+func short(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// pct is the p-th percentile of sorted (100: the maximum).
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := min(len(sorted)*p/100, len(sorted)-1)
+	return sorted[i]
+}

@@ -1,0 +1,388 @@
+package clustertest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/polltest"
+)
+
+// The node-local topology's names (deploy/node-local).
+const (
+	nodeLocalSet = "kubesky-node-local"
+	// nodeLocalRate and nodeLocalLookups are the glibc client's pace under
+	// a disruption: 50 lookups a second, for 40 seconds.
+	nodeLocalRate    = 50
+	nodeLocalLookups = 2000
+)
+
+// nodeLocalContainers are the two skydns of each node-local pod, by the
+// port of their metrics (which tells their processes apart on a node).
+var nodeLocalContainers = map[string]string{"skydns-a": "9253", "skydns-b": "9254"}
+
+// TestNodeLocal deploys deploy/node-local and checks that every pod is
+// answered by its own node's skydns without a conntrack entry, and that a
+// DaemonSet rolling update and a kill -9 of each skydns of a node (what an
+// OOM kill does) fail no lookup and slow none past 1 s, for glibc's
+// resolver resolving 50 times a second on that node.
+func TestNodeLocal(t *testing.T) {
+	c := startCluster(t, cluster.TopologyNodeLocal)
+	tools := buildLookups(t, c)
+	createService(t, c, "web")
+	polltest.Every(t, time.Minute, apiPoll, "web resolving", func() error { return resolves(t, c, "web.default.svc.cluster.local.") })
+
+	t.Run("every node runs a ready node-local pod", func(t *testing.T) {
+		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), nodeLocalSet, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := int32(c.Cfg().Nodes); ds.Status.NumberReady != n {
+			t.Fatalf("%d node-local pods ready, want %d", ds.Status.NumberReady, n)
+		}
+	})
+	t.Run("pods ask their node first and the kube-dns Service second", func(t *testing.T) {
+		out := runLookups(t, c, tools, "resolvconf", c.Cfg().Node(1).Name, "cat /etc/resolv.conf")
+		a := c.Cfg().Addresses()
+		if !regexp.MustCompile(`nameserver ` + regexp.QuoteMeta(a.NodeLocalDNS) + `\nnameserver ` + regexp.QuoteMeta(a.ClusterDNS) + `\n`).MatchString(out) {
+			t.Errorf("resolv.conf:\n%s", out)
+		}
+	})
+	t.Run("each node answers its pods itself, making no conntrack entry", func(t *testing.T) {
+		for _, n := range c.Cfg().AllNodes() {
+			checkAnsweredOnNode(t, c, tools, n)
+		}
+	})
+	node := c.Cfg().Node(min(2, c.Cfg().Nodes))
+	t.Run("a rolling update fails no lookup and slows none", func(t *testing.T) {
+		lookupsOnNode(t, c, tools, "rollout", node.Name, func() { rolloutNodeLocal(t, c) })
+	})
+	t.Run("kill -9 of each skydns of a node in turn fails no lookup and slows none", func(t *testing.T) {
+		lookupsOnNode(t, c, tools, "kill", node.Name, func() {
+			for _, container := range []string{"skydns-a", "skydns-b"} {
+				killNodeLocal(t, c, node, container)
+			}
+		})
+	})
+}
+
+// buildLookups compiles testdata/lookups.c, static, into a directory of
+// the cluster's run directory, which pods mount (hostPath) as /tools.
+func buildLookups(t *testing.T, c *cluster.Cluster) string {
+	t.Helper()
+	dir := filepath.Join(c.Cfg().DataDir, "run", "tools")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("gcc", "-static", "-O2", "-pthread", "-o", filepath.Join(dir, "lookups"), "testdata/lookups.c").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gcc testdata/lookups.c: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// runLookups runs script (sh -c) in a Debian pod named name on node, with
+// tools mounted as /tools, and returns its log once the pod has exited.
+func runLookups(t *testing.T, c *cluster.Cluster, tools, name, node, script string) string {
+	t.Helper()
+	startToolPod(t, c, tools, name, node, script)
+	var log string
+	polltest.Every(t, 5*time.Minute, apiPoll, "pod "+name+" done", func() error {
+		pod, err := c.Client.CoreV1().Pods("default").Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			return fmt.Errorf("pod %s is %s", name, pod.Status.Phase)
+		}
+		data, err := c.Client.CoreV1().Pods("default").GetLogs(name, &corev1.PodLogOptions{}).DoRaw(t.Context())
+		log = string(data)
+		return err
+	})
+	kubectl(t, c, nil, "delete", "pod", name, "--wait=false")
+	return log
+}
+
+// startToolPod starts a Debian pod named name on node running script, with
+// tools mounted as /tools.
+func startToolPod(t *testing.T, c *cluster.Cluster, tools, name, node, script string) {
+	t.Helper()
+	pod := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  nodeName: %q
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers: [{name: main, image: %s, imagePullPolicy: Never, command: ["sh", "-c", %q], volumeMounts: [{name: tools, mountPath: /tools}]}]
+  volumes: [{name: tools, hostPath: {path: %q, type: Directory}}]
+`, name, node, cluster.DebianImage, script, tools)
+	kubectl(t, c, []byte(pod), "apply", "-f", "-")
+}
+
+// lookupSummary is the END line of testdata/lookups.c.
+type lookupSummary struct {
+	Lookups, Failed, Slow int
+	P50US, P99US, MaxUS   int
+	problems              string // its FAIL and SLOW lines
+}
+
+var endLine = regexp.MustCompile(`END lookups=(\d+) failed=(\d+) slow=(\d+) p50_us=(\d+) p99_us=(\d+) max_us=(\d+)`)
+
+// parseLookups reads the summary of a lookups run from its log.
+func parseLookups(t *testing.T, log string) lookupSummary {
+	t.Helper()
+	m := endLine.FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no END line in the lookups log:\n%s", log)
+	}
+	n := make([]int, len(m))
+	for i := 1; i < len(m); i++ {
+		n[i], _ = strconv.Atoi(m[i])
+	}
+	var problems []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "SLOW") {
+			problems = append(problems, line)
+		}
+	}
+	return lookupSummary{Lookups: n[1], Failed: n[2], Slow: n[3], P50US: n[4], P99US: n[5], MaxUS: n[6], problems: strings.Join(problems, "\n")}
+}
+
+func (s lookupSummary) String() string {
+	return fmt.Sprintf("%d lookups, %d failed, %d over 1 s; p50 %s, p99 %s, max %s", s.Lookups, s.Failed, s.Slow,
+		time.Duration(s.P50US)*time.Microsecond, time.Duration(s.P99US)*time.Microsecond, time.Duration(s.MaxUS)*time.Microsecond)
+}
+
+// lookupsOnNode runs nodeLocalLookups glibc lookups of web at
+// nodeLocalRate a second from a pod on node, calls disrupt once they run,
+// and fails the test if any failed or took over a second.
+func lookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) lookupSummary {
+	t.Helper()
+	script := fmt.Sprintf("echo started; exec /tools/lookups web.default.svc.cluster.local %d %d", nodeLocalRate, nodeLocalLookups)
+	startToolPod(t, c, tools, name, node, script)
+	waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "started") })
+	time.Sleep(2 * time.Second) // lookups before the disruption: a duration, not a wait for a condition
+	disrupt()
+	s := parseLookups(t, waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "END") }))
+	kubectl(t, c, nil, "delete", "pod", name, "--wait=false")
+	t.Logf("%s on %s: %s", t.Name(), node, s)
+	if s.Failed != 0 || s.Slow != 0 {
+		t.Errorf("%d failed and %d over 1 s, want none:\n%s", s.Failed, s.Slow, s.problems)
+	}
+	return s
+}
+
+// checkAnsweredOnNode resolves a name from a pod on node n and checks that
+// n's own skydns counted the queries, and that n's conntrack table holds no
+// entry for the node-local address while it holds one for the kube-dns
+// Service queried the same way (so the check can fail).
+func checkAnsweredOnNode(t *testing.T, c *cluster.Cluster, tools string, n cluster.Node) {
+	t.Helper()
+	a := c.Cfg().Addresses()
+	before := nodeLocalRequests(t, n)
+	const lookups = 100
+	log := runLookups(t, c, tools, "on-"+n.Name, n.Name, fmt.Sprintf("/tools/lookups web.default.svc.cluster.local 0 %d", lookups))
+	s := parseLookups(t, log)
+	after := nodeLocalRequests(t, n)
+	if s.Failed != 0 || after-before < lookups {
+		t.Errorf("%s: %s; its skydns counted %d requests, want at least %d", n.Name, s, after-before, lookups)
+	}
+	if _, err := exec.Command("ip", "netns", "exec", n.NetNS, "dig", "+short", "+tries=1", "@"+a.ClusterDNS, "web.default.svc.cluster.local").Output(); err != nil {
+		t.Fatalf("dig through the kube-dns Service on %s: %v", n.Name, err)
+	}
+	local, service := conntrackEntries(t, n, a.NodeLocalDNS), conntrackEntries(t, n, a.ClusterDNS)
+	if local != 0 || service == 0 {
+		t.Errorf("%s: %d conntrack entries to %s (want 0), %d to %s (want some)", n.Name, local, a.NodeLocalDNS, service, a.ClusterDNS)
+	}
+	t.Logf("%s: %s; %d requests to its skydns; conntrack entries: %d to %s, %d to %s", n.Name, s, after-before, local, a.NodeLocalDNS, service, a.ClusterDNS)
+}
+
+var flowEntries = regexp.MustCompile(`(\d+) flow entries`)
+
+// conntrackEntries counts node n's conntrack entries to dst.
+func conntrackEntries(t *testing.T, n cluster.Node, dst string) int {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", n.NetNS, "conntrack", "-L", "-d", dst).CombinedOutput()
+	m := flowEntries.FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("conntrack -L -d %s on %s: %v\n%s", dst, n.Name, err, out)
+	}
+	count, _ := strconv.Atoi(string(m[1]))
+	return count
+}
+
+var requestsLine = regexp.MustCompile(`(?m)^skydns_dns_requests_total\{[^}]*\} (\S+)$`)
+
+// nodeLocalRequests sums skydns_dns_requests_total of node n's two skydns.
+func nodeLocalRequests(t *testing.T, n cluster.Node) int {
+	t.Helper()
+	total := 0.0
+	for _, port := range nodeLocalContainers {
+		out, err := getInNetNS(t, n.NetNS, "http://"+n.IP+":"+port+"/metrics")
+		if err != nil {
+			t.Fatalf("metrics of %s:%s: %v", n.Name, port, err)
+		}
+		for _, m := range requestsLine.FindAllSubmatch(out, -1) {
+			v, _ := strconv.ParseFloat(string(m[1]), 64)
+			total += v
+		}
+	}
+	return int(total)
+}
+
+// getInNetNS GETs url from inside the network namespace netns.
+func getInNetNS(t *testing.T, netns, url string) ([]byte, error) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: cluster.DialInNetNS(netns)}}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// rolloutNodeLocal restarts the DaemonSet (kubectl rollout restart) and
+// waits until every node runs one updated, ready pod and no old one.
+func rolloutNodeLocal(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	start := time.Now()
+	kubectl(t, c, nil, "-n", "kube-system", "rollout", "restart", "daemonset/"+nodeLocalSet)
+	polltest.Every(t, 5*time.Minute, apiPoll, "the node-local rollout", func() error {
+		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), nodeLocalSet, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s := ds.Status
+		if s.ObservedGeneration < ds.Generation || s.UpdatedNumberScheduled != s.DesiredNumberScheduled ||
+			s.NumberAvailable != s.DesiredNumberScheduled || s.CurrentNumberScheduled != s.DesiredNumberScheduled {
+			return fmt.Errorf("%d of %d updated, %d available", s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
+		}
+		pods := nodeLocalPods(t, c)
+		if int32(len(pods)) != s.DesiredNumberScheduled {
+			return fmt.Errorf("%d node-local pods, want %d (old ones still stopping)", len(pods), s.DesiredNumberScheduled)
+		}
+		return nil
+	})
+	t.Logf("rollout of %d nodes done in %s", c.Cfg().Nodes, time.Since(start).Round(100*time.Millisecond))
+}
+
+func nodeLocalPods(t *testing.T, c *cluster.Cluster) []corev1.Pod {
+	t.Helper()
+	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=node-local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods.Items
+}
+
+// killNodeLocal sends SIGKILL to container's skydns on node n, as the
+// kernel's OOM killer would, and waits until the kubelet has restarted it
+// and it is ready again.
+func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node, container string) {
+	t.Helper()
+	pod := nodeLocalPodOn(t, c, n.Name)
+	restarts := restartCount(pod, container)
+	pid := nodeLocalPID(t, n, nodeLocalContainers[container])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill -9 %d (%s on %s): %v", pid, container, n.Name, err)
+	}
+	start := time.Now()
+	polltest.Every(t, 3*time.Minute, apiPoll, container+" on "+n.Name+" restarted and ready", func() error {
+		p := nodeLocalPodOn(t, c, n.Name)
+		if restartCount(p, container) <= restarts || !containerReady(p, container) {
+			return fmt.Errorf("%s: %d restarts, ready %v", container, restartCount(p, container), containerReady(p, container))
+		}
+		return nil
+	})
+	t.Logf("kill -9 of %s (pid %d) on %s: restarted and ready %s later", container, pid, n.Name, time.Since(start).Round(100*time.Millisecond))
+}
+
+func nodeLocalPodOn(t *testing.T, c *cluster.Cluster, node string) *corev1.Pod {
+	t.Helper()
+	for _, p := range nodeLocalPods(t, c) {
+		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
+			return &p
+		}
+	}
+	t.Fatalf("no node-local pod on %s", node)
+	return nil
+}
+
+func restartCount(pod *corev1.Pod, container string) int32 {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name == container {
+			return s.RestartCount
+		}
+	}
+	return -1
+}
+
+func containerReady(pod *corev1.Pod, container string) bool {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name == container {
+			return s.Ready
+		}
+	}
+	return false
+}
+
+// nodeLocalPID finds the skydns of node n serving metrics on port.
+func nodeLocalPID(t *testing.T, n cluster.Node, port string) int {
+	t.Helper()
+	pids := pidsOnNode(t, n, "--node-local-interface", "--http-addr=0.0.0.0:"+port)
+	if len(pids) != 1 {
+		t.Fatalf("skydns with metrics on :%s on %s: found pids %v, want one", port, n.Name, pids)
+	}
+	return pids[0]
+}
+
+// pidsOnNode lists the processes whose arguments contain every marker, in
+// a cgroup under node n's cgroup root (its pods' containers).
+func pidsOnNode(t *testing.T, n cluster.Node, markers ...string) []int {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var found []int
+	for _, dir := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || !containsAll(string(cmdline), markers) {
+			continue
+		}
+		cgroup, err := os.ReadFile(filepath.Join(dir, "cgroup"))
+		if err != nil || !strings.Contains(string(cgroup), "/"+n.CgroupRoot+"/") {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		found = append(found, pid)
+	}
+	return found
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
