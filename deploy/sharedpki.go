@@ -10,5 +10,6 @@ var SharedEtcdPKIFlags = []string{
 	"--etcd-only",
 	"--etcd-member=kubesky-etcd-member",
 	"--etcd-user=kubesky",
+	"--etcd-proxy",
 	"--etcd-name=10.96.0.11,10.96.0.12,10.96.0.13,10.96.0.14,kubesky-etcd-0.peer,kubesky-etcd-1.peer,kubesky-etcd-2.peer",
 }

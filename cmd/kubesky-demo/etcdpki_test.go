@@ -23,7 +23,7 @@ type sharedEtcd struct {
 // readSharedEtcd reads what the manifests expect of the Secret.
 func readSharedEtcd(t *testing.T) sharedEtcd {
 	t.Helper()
-	objs, err := deploy.SharedEtcd()
+	objs, err := deploy.NodeLocal() // shared-etcd's objects, and the proxy's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +91,12 @@ func TestPKIForSharedEtcd(t *testing.T) {
 		}
 		if _, err := client.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err == nil {
 			t.Error("the client certificate also serves")
+		}
+	})
+	t.Run("the proxy's client certificate names no user", func(t *testing.T) {
+		proxy := verifyCert(t, etcd, "client-proxy", x509.ExtKeyUsageClientAuth)
+		if proxy.Subject.CommonName != "" {
+			t.Errorf("common name %q: etcd's grpc-proxy refuses a certificate that names a user", proxy.Subject.CommonName)
 		}
 	})
 	t.Run("it writes every key the manifests mount, and nothing for the API server", func(t *testing.T) {

@@ -47,6 +47,7 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringSliceVar(&c.etcd.members, "etcd-member", nil, "name of an etcd member, repeatable: writes <dir>/etcd/ with a CA, each member's certificate and one client certificate per etcd user")
 	fs.StringSliceVar(&c.etcd.names, "etcd-name", nil, "extra DNS name or IP in every member's certificate, repeatable (the addresses clients and peers dial)")
 	fs.StringSliceVar(&c.etcd.users, "etcd-user", c.etcd.users, "etcd user given a client certificate (client-<user>.crt, common name = user), repeatable")
+	fs.BoolVar(&c.etcd.proxy, "etcd-proxy", false, "also write <dir>/etcd/client-proxy.crt/.key, a client certificate naming no user, for etcd's grpc-proxy (which refuses one that names a user)")
 	fs.BoolVar(&c.etcdOnly, "etcd-only", false, "write only <dir>/etcd, not the API server's files and kubeconfigs")
 	fs.StringVar(&c.etcd.caCert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
 	fs.StringVar(&c.etcd.caKey, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
