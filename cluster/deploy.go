@@ -38,9 +38,9 @@ func (c *Cluster) Deploy(ctx context.Context, overlay string) error {
 	})
 }
 
-// KubeskyAvailable is nil once every kubesky Deployment and StatefulSet in
-// kube-system has observed its spec and has every replica updated and
-// ready (available, for a Deployment).
+// KubeskyAvailable is nil once every kubesky Deployment, StatefulSet and
+// DaemonSet in kube-system has observed its spec and has every replica
+// updated and ready (available, for a Deployment and a DaemonSet).
 func (c *Cluster) KubeskyAvailable(ctx context.Context) error {
 	opts := metav1.ListOptions{LabelSelector: kubeskySelector}
 	deployments, err := c.Client.AppsV1().Deployments("kube-system").List(ctx, opts)
@@ -51,7 +51,11 @@ func (c *Cluster) KubeskyAvailable(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(deployments.Items)+len(sets.Items) == 0 {
+	daemons, err := c.Client.AppsV1().DaemonSets("kube-system").List(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if len(deployments.Items)+len(sets.Items)+len(daemons.Items) == 0 {
 		return fmt.Errorf("no workload labelled %s in kube-system yet", kubeskySelector)
 	}
 	for _, d := range deployments.Items {
@@ -64,6 +68,12 @@ func (c *Cluster) KubeskyAvailable(ctx context.Context) error {
 		want := replicas(s.Spec.Replicas)
 		if s.Status.ObservedGeneration < s.Generation || s.Status.UpdatedReplicas != want || s.Status.ReadyReplicas != want {
 			return fmt.Errorf("statefulset %s: %d of %d replicas ready", s.Name, s.Status.ReadyReplicas, want)
+		}
+	}
+	for _, d := range daemons.Items {
+		s := d.Status
+		if s.ObservedGeneration < d.Generation || s.DesiredNumberScheduled == 0 || s.UpdatedNumberScheduled != s.DesiredNumberScheduled || s.NumberAvailable != s.DesiredNumberScheduled {
+			return fmt.Errorf("daemonset %s: %d of %d pods available", d.Name, s.NumberAvailable, s.DesiredNumberScheduled)
 		}
 	}
 	return nil
