@@ -62,16 +62,6 @@ func startDoT(t *testing.T, ca *kubeproc.CA) (*Daemon, string) {
 	return d, serial
 }
 
-// lookPath is the path of a DNS client the test needs.
-func lookPath(t *testing.T, name, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		t.Fatalf("%s is needed (Debian package %s): %v", name, pkg, err)
-	}
-	return path
-}
-
 func TestRealClientsGetAnswersOverTLS(t *testing.T) {
 	ca := newTestCA(t)
 	d, _ := startDoT(t, ca)
@@ -85,7 +75,7 @@ func TestRealClientsGetAnswersOverTLS(t *testing.T) {
 	}
 	for _, c := range clients {
 		t.Run(c.name+" gets web's address", func(t *testing.T) {
-			out, err := exec.Command(lookPath(t, c.name, c.pkg), c.args...).CombinedOutput()
+			out, err := exec.Command(need(t, c.name, c.pkg), c.args...).CombinedOutput()
 			if err != nil || strings.TrimSpace(string(out)) != "10.96.0.10" {
 				t.Fatalf("%s %s: %v\n%s", c.name, strings.Join(c.args, " "), err, out)
 			}
