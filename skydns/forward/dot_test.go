@@ -113,4 +113,3 @@ func TestATLSUpstreamWithAnotherNameIsNotTrusted(t *testing.T) {
 		t.Fatalf("rcode %s, want SERVFAIL", dns.RcodeToString[resp.Rcode])
 	}
 }
-

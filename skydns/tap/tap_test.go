@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/goleak"
 )
 
@@ -68,7 +68,11 @@ func TestCloseStopsTheSenderWhileTheReaderIsAway(t *testing.T) {
 	}
 	tp.Client(nil, UDP, []byte{0}, []byte{0}, time.Now(), time.Now())
 	tp.Close()
-	if got := testutil.ToFloat64(tp.metrics.dropped); got != 1 {
+	var m dto.Metric
+	if err := tp.metrics.dropped.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GetCounter().GetValue(); got != 1 {
 		t.Fatalf("dropped %v, want 1 of the two messages with a queue of 1", got)
 	}
 }
