@@ -78,7 +78,7 @@ func startTapReader(t *testing.T, sock, out string) *tapReader {
 	t.Helper()
 	os.Remove(sock)
 	r := &tapReader{cmd: exec.Command(buildDnstap(t), "-u", sock, "-j", "-w", out), out: out, sock: sock}
-	r.cmd.Stderr = os.Stderr
+	r.cmd.Stdout, r.cmd.Stderr = t.Output(), t.Output()
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
