@@ -1,13 +1,11 @@
 package skydns
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net"
 	"time"
 
 	"github.com/kubesky/kubesky/internal/version"
-	"github.com/kubesky/kubesky/skydns/certfile"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/tap"
 )
@@ -55,20 +53,3 @@ func (d *Daemon) fastLog() func(client net.Addr, resp []byte, took time.Duration
 		d.tap.FastAnswer(client, resp, took)
 	}
 }
-
-// tlsServing sets cfg to serve DNS over TLS on --tls-addr, with the
-// certificate of --tls-cert and --tls-key, read again when they change.
-func (d *Daemon) tlsServing(cfg *dnsserver.Config) error {
-	if d.cfg.TLS.Addr == "" {
-		return nil
-	}
-	pair, err := certfile.Load(d.cfg.TLS.CertFile, d.cfg.TLS.KeyFile)
-	if err != nil {
-		return err
-	}
-	cfg.TLSAddr, cfg.TLS = d.cfg.TLS.Addr, &tls.Config{GetCertificate: pair.GetCertificate}
-	return nil
-}
-
-// TLSAddr is the host:port DNS over TLS is served on; "" when it is not.
-func (d *Daemon) TLSAddr() string { return d.dns.TLSAddr() }

@@ -1,11 +1,13 @@
 package skydns
 
 import (
-	"fmt"
+	"crypto/tls"
+	"errors"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/skydns/certfile"
+	"github.com/kubesky/kubesky/skydns/dnsserver"
 )
 
 // TLSConfig holds the DNS-over-TLS serving flags (docs/skydns.md, "DNS
@@ -29,7 +31,7 @@ func (c *TLSConfig) AddFlags(fs *pflag.FlagSet) {
 func (c TLSConfig) validate() error {
 	if c.Addr == "" {
 		if c.CertFile != "" || c.KeyFile != "" {
-			return fmt.Errorf("--tls-cert and --tls-key need --tls-addr")
+			return errors.New("--tls-cert and --tls-key need --tls-addr")
 		}
 		return nil
 	}
@@ -38,10 +40,27 @@ func (c TLSConfig) validate() error {
 	}
 	switch {
 	case c.CertFile == "":
-		return fmt.Errorf("--tls-cert: needed with --tls-addr")
+		return errors.New("--tls-cert: needed with --tls-addr")
 	case c.KeyFile == "":
-		return fmt.Errorf("--tls-key: needed with --tls-addr")
+		return errors.New("--tls-key: needed with --tls-addr")
 	}
 	_, err := certfile.Load(c.CertFile, c.KeyFile)
 	return err
 }
+
+// tlsServing sets cfg to serve DNS over TLS on --tls-addr, with the
+// certificate of --tls-cert and --tls-key, read again when they change.
+func (d *Daemon) tlsServing(cfg *dnsserver.Config) error {
+	if d.cfg.TLS.Addr == "" {
+		return nil
+	}
+	pair, err := certfile.Load(d.cfg.TLS.CertFile, d.cfg.TLS.KeyFile)
+	if err != nil {
+		return err
+	}
+	cfg.TLSAddr, cfg.TLS = d.cfg.TLS.Addr, &tls.Config{GetCertificate: pair.GetCertificate}
+	return nil
+}
+
+// TLSAddr is the host:port DNS over TLS is served on; "" when it is not.
+func (d *Daemon) TLSAddr() string { return d.dns.TLSAddr() }
