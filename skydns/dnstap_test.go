@@ -2,7 +2,10 @@ package skydns
 
 import (
 	"fmt"
+	"net"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -106,4 +109,20 @@ func TestDnstapDropsWhatTheQueueCannotHoldWithoutDelayingAnswers(t *testing.T) {
 	if got := metric(t, d, "skydns_dnstap_dropped_total"); got != want {
 		t.Fatalf("skydns_dnstap_dropped_total %v, want %v: two messages per answer beyond the queue's %d", got, want, queue)
 	}
+}
+
+func TestDnstapReachesAReaderOverTCP(t *testing.T) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	out := filepath.Join(t.TempDir(), "tcp.json")
+	reader := &tapReader{cmd: exec.Command(buildDnstap(t), "-l", addr, "-j", "-w", out), out: out}
+	reader.start(t)
+	polltest.Eventually(t, "the dnstap reader listening on "+addr, func() error {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	})
+	_, asked := startTapped(t, "tcp:"+addr, 1000)
+	decoded(t, reader, map[string]int{"CLIENT_QUERY": asked, "CLIENT_RESPONSE": asked})
 }

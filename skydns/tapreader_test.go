@@ -51,12 +51,11 @@ func removeBuilt(int) {
 	}
 }
 
-// tapReader is a running dnstap command reading a Unix socket and
-// writing each message it decodes as a JSON line.
+// tapReader is a running dnstap command reading a Unix or TCP socket
+// and writing each message it decodes as a JSON line.
 type tapReader struct {
-	cmd  *exec.Cmd
-	out  string // its JSON lines
-	sock string
+	cmd *exec.Cmd
+	out string // its JSON lines
 }
 
 // shortDir is a temporary directory with a path short enough for a Unix
@@ -77,17 +76,23 @@ func shortDir(t *testing.T) string {
 func startTapReader(t *testing.T, sock, out string) *tapReader {
 	t.Helper()
 	os.Remove(sock)
-	r := &tapReader{cmd: exec.Command(buildDnstap(t), "-u", sock, "-j", "-w", out), out: out, sock: sock}
-	r.cmd.Stdout, r.cmd.Stderr = t.Output(), t.Output()
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.kill)
+	r := &tapReader{cmd: exec.Command(buildDnstap(t), "-u", sock, "-j", "-w", out), out: out}
+	r.start(t)
 	polltest.Eventually(t, "the dnstap reader's socket", func() error {
 		_, err := os.Stat(sock)
 		return err
 	})
 	return r
+}
+
+// start starts the reader's command, killed when the test ends.
+func (r *tapReader) start(t *testing.T) {
+	t.Helper()
+	r.cmd.Stdout, r.cmd.Stderr = t.Output(), t.Output()
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.kill)
 }
 
 // kill ends the reader, if it still runs, and waits for it.
