@@ -124,6 +124,10 @@ type Config struct {
 	Forward forward.Config
 	// RRL limits UDP answers per client network (the --rrl-* flags).
 	RRL RRLConfig
+	// Dnstap sends dnstap messages to a reader (the --dnstap* flags).
+	Dnstap DnstapConfig
+	// TLS serves DNS over TLS (the --tls-* flags).
+	TLS TLSConfig
 	// Forwarder, if set, answers names outside the zones instead of a
 	// forwarder built from Forward (Refuse answers REFUSED). Not a flag.
 	Forwarder Forwarder
@@ -164,6 +168,7 @@ func DefaultConfig() Config {
 		ShutdownTimeout:    10 * time.Second,
 		Forward:            forward.DefaultConfig(),
 		RRL:                DefaultRRLConfig(),
+		Dnstap:             DefaultDnstapConfig(),
 	}
 }
 
@@ -201,6 +206,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.DNSSECKeys, "dnssec-key", c.DNSSECKeys, "DNSSEC key files K<zone>+013+<tag>.key (ECDSA P-256; the .private beside it), repeatable: the zones of the keys are signed online for queries with the DO bit (a CSK, or KSKs and ZSKs; two of one role during a rollover)")
 	c.Forward.AddFlags(fs)
 	c.RRL.AddFlags(fs)
+	c.Dnstap.AddFlags(fs)
+	c.TLS.AddFlags(fs)
 }
 
 // Parse parses args into fs (on which AddFlags was called), fills the

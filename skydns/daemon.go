@@ -21,6 +21,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/tap"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -46,6 +47,7 @@ type Daemon struct {
 	closing  atomic.Bool // set by Stop: the listeners are closing
 
 	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
+	tap    *tap.Tap       // sends dnstap messages to --dnstap; nil without
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
 	stopNotify     func() // stops the notifier and waits for it; nil if none
@@ -113,6 +115,9 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.metrics = NewMetrics(d.staleSeconds)
+	if err := d.startTap(); err != nil {
+		return nil, err
+	}
 	forwarder, err := d.forwarder()
 	if err != nil {
 		return nil, err
@@ -190,6 +195,7 @@ func (d *Daemon) forwarder() (Forwarder, error) {
 		return nil, fmt.Errorf("forwarding: %w", err)
 	}
 	d.closeForwarder = f.Close
+	f.SetTap(d.tap)
 	return f, nil
 }
 
@@ -276,9 +282,10 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath,
 			reverseFallthrough: d.cfg.ReverseFallthrough, signer: signer, names: names}
 		cfg.FastPathChanges = changes
-		if qlog := d.queryLog(); qlog != nil {
-			cfg.FastLog = qlog.Wire
-		}
+		cfg.FastLog = d.fastLog()
+	}
+	if err := d.tlsServing(&cfg); err != nil {
+		return err
 	}
 	srv, err := dnsserver.Start(cfg)
 	if err != nil {
@@ -286,7 +293,8 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 	}
 	d.dns = srv
 	d.metrics.exportAnswers(srv.Addr())
-	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", res.Zones(), "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets)
+	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", res.Zones(), "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets,
+		"tls-addr", srv.TLSAddr(), "dnstap", d.cfg.Dnstap.Target)
 	h := newHTTPHandler(d.readiness, d.metrics.Registry, d.cfg.Pprof)
 	d.http, err = startHTTP(d.cfg.HTTPAddr, h, d.logger.With("component", "http"))
 	if err != nil {
@@ -310,12 +318,17 @@ func (d *Daemon) queryLog() *querylog.Logger {
 // and the query log when there is one.
 func (d *Daemon) observer() func(dnsserver.Exchange) {
 	qlog := d.queryLog()
-	if qlog == nil {
+	if qlog == nil && d.tap == nil {
 		return d.metrics.observeExchange
 	}
 	return func(e dnsserver.Exchange) {
 		d.metrics.observeExchange(e)
-		qlog.Msg(e.Client, e.Proto, e.Request, e.Response, e.Duration)
+		if qlog != nil {
+			qlog.Msg(e.Client, e.Proto, e.Request, e.Response, e.Duration)
+		}
+		if d.tap != nil {
+			d.tapExchange(e)
+		}
 	}
 }
 
@@ -388,6 +401,7 @@ func (d *Daemon) stop(ctx context.Context) error {
 	if d.closeForwarder != nil {
 		d.closeForwarder()
 	}
+	d.tap.Close()
 	if d.stopNotify != nil {
 		d.stopNotify()
 	}

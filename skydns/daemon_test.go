@@ -18,7 +18,7 @@ import (
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(removeBuilt)) }
 
 const web = "web.default.svc.cluster.local."
 

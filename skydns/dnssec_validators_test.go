@@ -125,7 +125,7 @@ func need(t *testing.T, binary, pkg string) string {
 			return path
 		}
 	}
-	why := fmt.Sprintf("%s (Debian package %s) is not installed: the DNSSEC tests need a real validator", binary, pkg)
+	why := fmt.Sprintf("%s (Debian package %s) is not installed: the tests against real DNS software need it", binary, pkg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(why)
 	}

@@ -44,7 +44,7 @@ var interopRecords = map[string]string{
 
 // interopCases are the questions asked of both servers. Every section of
 // the two answers must be the same (see render), except the one named by
-// differs: a deliberate difference, listed in docs/skydns.md, that must
+// differs: a deliberate difference, listed in docs/resolver.md, that must
 // still be there (so the list stays true).
 var interopCases = []struct {
 	name    string
@@ -111,7 +111,7 @@ func compareAnswers(t *testing.T, differs string, ours, theirs map[string]string
 		same := ours[sec] == theirs[sec]
 		switch {
 		case sec == differs && same:
-			t.Errorf("the %s no longer differs from CoreDNS's: update this case and docs/skydns.md\n%s", sec, ours[sec])
+			t.Errorf("the %s no longer differs from CoreDNS's: update this case and docs/resolver.md\n%s", sec, ours[sec])
 		case sec == differs:
 			t.Logf("deliberate difference in the %s\nskydns:\n%s\nCoreDNS:\n%s", sec, ours[sec], theirs[sec])
 		case !same:

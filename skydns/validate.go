@@ -42,6 +42,8 @@ func (c *Config) Validate() error {
 		checkNotNegative("--lameduck", c.Lameduck),
 		checkNotNegative("--max-stale", c.MaxStale),
 		c.checkTransfer(),
+		c.Dnstap.validate(),
+		c.TLS.validate(),
 	}
 	if zonesErr == nil { // the keys' zones must be served
 		errs = append(errs, c.loadDNSSECKeys())

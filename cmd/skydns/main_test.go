@@ -153,6 +153,14 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"zero queries per TCP connection", nil, []string{"--tcp-max-queries=0"}, "--tcp-max-queries"},
 		{"a transfer network that is not one", nil, []string{"--transfer-to", "secondary.example"}, "--transfer-to"},
 		{"NOTIFY with no one allowed to transfer", []string{"SKYDNS_NOTIFY=127.0.0.1:5353"}, nil, "--notify"},
+		{"a missing DNS over TLS certificate", nil, []string{"--tls-addr", "127.0.0.1:0", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", notPEM}, "--tls-cert"},
+		{"an unreadable DNS over TLS key", nil, []string{"--tls-addr", "127.0.0.1:0", "--tls-cert", notPEM, "--tls-key", dir}, "--tls-key"},
+		{"a DNS over TLS certificate that is not PEM", nil, []string{"--tls-addr", "127.0.0.1:0", "--tls-cert", notPEM, "--tls-key", notPEM}, "--tls-cert " + notPEM},
+		{"DNS over TLS without a certificate", []string{"SKYDNS_TLS_ADDR=127.0.0.1:853"}, nil, "--tls-cert"},
+		{"a dnstap target that is not unix: or tcp:", nil, []string{"--dnstap", "udp:127.0.0.1:6000"}, "--dnstap"},
+		{"an empty dnstap queue", nil, []string{"--dnstap", "unix:/tmp/tap.sock", "--dnstap-queue", "0"}, "--dnstap-queue"},
+		{"a DNS over TLS upstream without a server name", nil, []string{"--upstream", "tls://127.0.0.1:853"}, "--upstream"},
+		{"an upstream CA file without a certificate", nil, []string{"--upstream-tls-ca", notPEM}, "--upstream-tls-ca"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {

@@ -2,6 +2,7 @@ package dnsserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,12 +95,18 @@ type Config struct {
 	// transfer to w itself and returns nil, or returns the one message to
 	// answer with (a refusal). Over UDP they reach the Responder.
 	Transfer func(q Query, w dns.ResponseWriter) *dns.Msg
+
+	// TLSAddr, if set with TLS, is a host:port where DNS over TLS is
+	// served like TCP (tls.go).
+	TLSAddr string
+	TLS     *tls.Config
 }
 
 // Server serves DNS over UDP and TCP on one port.
 type Server struct {
 	udp    []*dns.Server // one per socket, or one reading the fast path's fallback
 	tcp    *tcpServer
+	tls    *tcpServer       // nil without DNS over TLS
 	fast   *fastpath.Server // nil without a fast path
 	addr   string
 	cancel context.CancelFunc
@@ -130,6 +137,13 @@ func Start(cfg Config) (*Server, error) {
 		cancel()
 		s.closeSockets(conns, ln)
 		return nil, err
+	}
+	if cfg.TLSAddr != "" && cfg.TLS != nil {
+		if s.tls, err = startTLS(h, cfg, s.fast); err != nil {
+			cancel()
+			s.closeSockets(conns, ln)
+			return nil, err
+		}
 	}
 	s.tcp = newTCPServer(h, ln, cfg, s.fast)
 	s.tcp.start()
@@ -251,6 +265,9 @@ func (s *Server) Addr() string { return s.addr }
 func (s *Server) Shutdown(ctx context.Context) error {
 	defer s.cancel()
 	errs := []error{s.tcp.shutdown(ctx)}
+	if s.tls != nil {
+		errs = append(errs, s.tls.shutdown(ctx))
+	}
 	for _, d := range s.udp {
 		errs = append(errs, d.ShutdownContext(ctx))
 	}

@@ -34,7 +34,7 @@ const (
 
 // tcpServer accepts connections from a tcpListener and serves each.
 type tcpServer struct {
-	ln         *tcpListener
+	ln         net.Listener // a *tcpListener, or a TLS listener over one (tls.go)
 	h          *handler
 	fast       *fastpath.Server // nil: every query takes the ordinary path
 	idle       time.Duration

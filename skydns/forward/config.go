@@ -1,6 +1,7 @@
 package forward
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -80,6 +81,9 @@ type Config struct {
 	// answers again; 0 turns probing off (a failed upstream is then held
 	// for ten seconds only).
 	HealthCheck time.Duration
+	// UpstreamTLSCA is a PEM file of the CAs that DNS over TLS upstreams'
+	// certificates are verified against; empty: the system's roots.
+	UpstreamTLSCA string
 }
 
 // DefaultConfig returns the settings the flags default to.
@@ -101,7 +105,7 @@ func DefaultConfig() Config {
 // defaults are c's current values.
 func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Upstreams, FlagUpstream, c.Upstreams,
-		"upstream DNS servers (ip or ip:port, repeatable or comma separated) for names outside the zones; default: the nameservers of "+c.ResolvConf+" other than this server")
+		"upstream DNS servers (ip, ip:port, or tls://ip[:port]#server.name for DNS over TLS; repeatable or comma separated) for names outside the zones; default: the nameservers of "+c.ResolvConf+" other than this server")
 	fs.StringSliceVar(&c.AllowRecursion, FlagAllowRecursion, c.AllowRecursion,
 		"client CIDRs whose queries for names outside the zones are forwarded; others get REFUSED")
 	fs.IntVar(&c.CacheSize, FlagCacheSize, c.CacheSize,
@@ -124,6 +128,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 		"queries in flight to one upstream at most; more go to the next upstream, or get SERVFAIL; 0 means no limit")
 	fs.DurationVar(&c.HealthCheck, FlagHealthCheck, c.HealthCheck,
 		"how often an upstream that failed is probed until it answers again; 0 disables probing")
+	fs.StringVar(&c.UpstreamTLSCA, FlagUpstreamTLSCA, c.UpstreamTLSCA,
+		"PEM file of the CAs that tls:// upstreams' certificates are verified against (default: the system's roots)")
 }
 
 // Validate reports every setting New would reject; each error names its flag.
@@ -138,12 +144,18 @@ type parsed struct {
 	listen    []netip.AddrPort
 	acl       []netip.Prefix
 	stubs     map[string][]netip.AddrPort
+	tls       map[netip.AddrPort]string // the DNS over TLS upstreams' server names
+	roots     *x509.CertPool            // nil: the system's roots
 }
 
 func (c Config) parse() (parsed, error) {
 	var p parsed
 	var errs []error
-	p.upstreams, errs = parseEach("--"+FlagUpstream, c.Upstreams, parseServer, errs)
+	p.upstreams, errs = parseEach("--"+FlagUpstream, c.Upstreams, p.parseUpstream, errs)
+	var err error
+	if p.roots, err = loadRoots(c.UpstreamTLSCA); err != nil {
+		errs = append(errs, err)
+	}
 	p.listen, errs = parseEach("listen address", c.ListenAddrs, parseListen, errs)
 	p.acl, errs = parseEach("--"+FlagAllowRecursion, c.AllowRecursion, ParsePrefix, errs)
 	var stubs []stubFlag

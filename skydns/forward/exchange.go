@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/tap"
 )
 
 // udpSize is the EDNS buffer size announced upstream and to clients, the
@@ -30,11 +33,17 @@ var errMismatch = errors.New("reply does not match the query")
 // truncated. It returns the reply and the attempt's result.
 func (f *Forwarder) exchange(ctx context.Context, addr string, q *dns.Msg) (*dns.Msg, string, error) {
 	q.Id = dns.Id()
+	if p := f.dot.pool(addr); p != nil {
+		return f.exchangeTLS(ctx, p, q)
+	}
+	start, tr := time.Now(), tap.UDP
 	r, _, err := f.udp.ExchangeContext(ctx, q, addr)
 	if err == nil && r.Truncated {
 		f.metrics.tcpRetries.Inc()
+		start, tr = time.Now(), tap.TCP
 		r, _, err = f.tcp.ExchangeContext(ctx, q, addr)
 	}
+	f.tapExchange(addr, tr, q, r, start)
 	if err == nil {
 		err = checkReply(q, r)
 	}

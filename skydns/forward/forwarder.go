@@ -13,6 +13,8 @@ import (
 	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/kubesky/kubesky/skydns/tap"
 )
 
 // Forwarder answers queries for names outside the served zones. It is safe
@@ -29,6 +31,8 @@ type Forwarder struct {
 	listen   []netip.AddrPort // this server, never forwarded to
 	local    []netip.Addr     // this host's interface addresses
 	limit    *limiter
+	dot      dotUpstreams // the DNS over TLS upstreams' connections (dot.go)
+	tap      *tap.Tap     // nil: no dnstap (tap.go)
 
 	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
 	prefetchHits int64         // hits that earn an entry a prefetch; 0: none
@@ -104,6 +108,7 @@ func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, no
 func (f *Forwarder) Close() {
 	f.cancel()
 	f.background.Wait()
+	f.dot.close()
 }
 
 // upstreams returns the configured upstreams or else resolv.conf's.

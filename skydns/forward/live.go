@@ -48,6 +48,7 @@ func (f *Forwarder) newSettings(cfg Config, p parsed, old *settings) (*settings,
 		return nil, err
 	}
 	s := &settings{upstream: newRoute("", servers), acl: p.acl, from: cfg}
+	f.dot.set(p.tls, p.roots)
 	if old != nil && old.from.CacheSize == cfg.CacheSize && old.from.CacheMaxNegativeTTL == cfg.CacheMaxNegativeTTL && old.from.ServeStale == cfg.ServeStale {
 		s.cache = old.cache
 		return s, nil

@@ -42,7 +42,7 @@ func (f *Forwarder) probeOnce(addr string) bool {
 	defer cancel()
 	m := new(dns.Msg).SetQuestion(".", dns.TypeNS)
 	m.RecursionDesired = false
-	r, _, err := f.udp.ExchangeContext(ctx, m, addr)
+	r, err := f.probeExchange(ctx, m, addr)
 	if err == nil && r.Response {
 		f.metrics.probes.WithLabelValues(addr, resultOK).Inc()
 		if f.health.ok(addr) {

@@ -1,0 +1,128 @@
+package skydns
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
+)
+
+// startTapped starts etcd with web's record, a daemon sending dnstap
+// messages to target with a queue of queue and forwarding to a loopback
+// upstream, and waits until web is answered; it returns the daemon and
+// how many queries that wait sent.
+func startTapped(t *testing.T, target string, queue int) (*Daemon, int) {
+	t.Helper()
+	etcd := etcdtest.Start(t)
+	cfg := testConfig(etcd.ClientURL())
+	cfg.Forwarder, cfg.Forward.Upstreams = nil, []string{fakeUpstream(t, "192.0.2.1")}
+	cfg.Dnstap.Target, cfg.Dnstap.Queue, cfg.Dnstap.Identity = target, queue, "skydns-test"
+	d := startDaemon(t, cfg)
+	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
+	asked := 0
+	polltest.NoComplaint(t, "web's answer", func() string {
+		asked++
+		return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA), dns.RcodeSuccess, "10.96.0.10")
+	})
+	return d, asked
+}
+
+// decoded waits until r has decoded want, message type by type.
+func decoded(t *testing.T, r *tapReader, want map[string]int) {
+	t.Helper()
+	polltest.Eventually(t, "the reader's messages", func() error {
+		got, err := r.types()
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("decoded %v, want %v", got, want)
+		}
+		return nil
+	})
+}
+
+func TestDnstapReaderDecodesEveryMessage(t *testing.T) {
+	dir := shortDir(t)
+	sock := filepath.Join(dir, "tap.sock")
+	reader := startTapReader(t, sock, filepath.Join(dir, "first.json"))
+	d, asked := startTapped(t, "unix:"+sock, 1000)
+
+	const fast = 20 // UDP queries for web: the fast path answers them
+	before, _ := fastCounts(t, d)
+	for range fast {
+		dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA)
+	}
+	if after, _ := fastCounts(t, d); after-before < fast/2 {
+		t.Fatalf("the fast path answered %v of %d queries", after-before, fast)
+	}
+	dnstest.Ask(t, "tcp", d.DNSAddr(), web, dns.TypeA)
+	if resp := dnstest.Ask(t, "udp", d.DNSAddr(), "nothing.default.svc.cluster.local.", dns.TypeA); resp.Rcode != dns.RcodeNameError {
+		t.Fatalf("rcode %s, want NXDOMAIN", dns.RcodeToString[resp.Rcode])
+	}
+	if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "example.org.", dns.TypeA), dns.RcodeSuccess, "192.0.2.1"); msg != "" {
+		t.Fatal(msg)
+	}
+	clients := asked + fast + 3
+	t.Run("every query and answer, and the forwarded exchange, are decoded", func(t *testing.T) {
+		want := map[string]int{"CLIENT_QUERY": clients, "CLIENT_RESPONSE": clients, "FORWARDER_QUERY": 1, "FORWARDER_RESPONSE": 1}
+		decoded(t, reader, want)
+		t.Logf("the reader decoded %v", want)
+	})
+	t.Run("messages resume once a killed reader is back", func(t *testing.T) {
+		reader.kill()
+		dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA) // answered while the reader is away
+		again := startTapReader(t, sock, filepath.Join(dir, "second.json"))
+		polltest.Eventually(t, "messages to the new reader", func() error {
+			dnstest.Ask(t, "tcp", d.DNSAddr(), web, dns.TypeA)
+			got, err := again.types()
+			if err == nil && got["CLIENT_RESPONSE"] == 0 {
+				err = fmt.Errorf("decoded %v", got)
+			}
+			return err
+		})
+	})
+}
+
+func TestDnstapDropsWhatTheQueueCannotHoldWithoutDelayingAnswers(t *testing.T) {
+	sock := filepath.Join(shortDir(t), "nobody.sock") // no reader ever listens
+	const queue = 4
+	d, asked := startTapped(t, "unix:"+sock, queue)
+	const queries = 50
+	for range queries {
+		start := time.Now()
+		dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA)
+		if took := time.Since(start); took > time.Second {
+			t.Fatalf("an answer took %s with the queue full", took)
+		}
+	}
+	want := float64(2*(asked+queries) - queue)
+	if got := metric(t, d, "skydns_dnstap_dropped_total"); got != want {
+		t.Fatalf("skydns_dnstap_dropped_total %v, want %v: two messages per answer beyond the queue's %d", got, want, queue)
+	}
+}
+
+func TestDnstapReachesAReaderOverTCP(t *testing.T) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	out := filepath.Join(t.TempDir(), "tcp.json")
+	reader := &tapReader{cmd: exec.Command(buildDnstap(t), "-l", addr, "-j", "-w", out), out: out}
+	reader.start(t)
+	polltest.Eventually(t, "the dnstap reader listening on "+addr, func() error {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	})
+	_, asked := startTapped(t, "tcp:"+addr, 1000)
+	decoded(t, reader, map[string]int{"CLIENT_QUERY": asked, "CLIENT_RESPONSE": asked})
+}
