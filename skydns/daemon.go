@@ -35,8 +35,10 @@ type Daemon struct {
 	etcd     embeddedEtcd // nil with external etcd
 	etcdURL  string
 	client   *clientv3.Client
-	dns      *dnsserver.Server
+	dnsMu    sync.Mutex        // guards dns
+	dns      *dnsserver.Server // nil until bound (node-local mode binds it late)
 	http     *httpServer
+	health   *httpServer // on --health-socket; nil without
 	stopped  chan struct{} // closed by Stop
 	stopOnce sync.Once
 	fatal    chan error
@@ -46,6 +48,10 @@ type Daemon struct {
 	closing  atomic.Bool // set by Stop: the listeners are closing
 
 	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
+
+	nodeLocal    nodeLocalState   // node-local mode's progress
+	nodeLocalDNS dnsserver.Config // what node-local mode binds once ready
+	zones        []string         // the zones answered, for the log
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
 	stopNotify     func() // stops the notifier and waits for it; nil if none
@@ -92,6 +98,9 @@ func (d *Daemon) shutdownFor(cause error) {
 		return
 	}
 	d.logger.Info("shutting down", "reason", cause, "lameduck", d.cfg.Lameduck)
+	if d.cfg.NodeLocal.Enabled() && d.stepAside() {
+		return
+	}
 	d.Lameduck(context.Background())
 }
 
@@ -124,6 +133,9 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.startLoop()
+	if cfg.NodeLocal.Enabled() {
+		d.startNodeLocal()
+	}
 	return d, nil
 }
 
@@ -243,11 +255,26 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 }
 
 // serve starts the DNS and HTTP servers; with changes, the fast path
-// serves too.
+// serves too. In node-local mode DNS is bound later (startNodeLocal).
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) error {
-	signer, err := d.cfg.newSigner()
+	cfg, err := d.dnsConfig(res, forwarder, changes)
 	if err != nil {
 		return err
+	}
+	d.zones = res.Zones()
+	if d.cfg.NodeLocal.Enabled() {
+		d.nodeLocalDNS = cfg
+	} else if err := d.startDNS(cfg); err != nil {
+		return err
+	}
+	return d.serveHTTP()
+}
+
+// dnsConfig is the DNS servers' configuration.
+func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) (dnsserver.Config, error) {
+	signer, err := d.cfg.newSigner()
+	if err != nil {
+		return dnsserver.Config{}, err
 	}
 	d.signer = signer
 	if signer != nil {
@@ -261,6 +288,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 			signer: signer, names: names},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
+		ReusePort:  d.cfg.NodeLocal.Enabled(),
 		FastStats:  d.metrics.startAnswers(res),
 		Observe:    d.observer(),
 		Invalid:    func(error) { d.metrics.observeMalformedPacket() },
@@ -269,7 +297,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		Transfer:   d.transferServer(res),
 	}
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
-		return err
+		return dnsserver.Config{}, err
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
@@ -280,19 +308,49 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 			cfg.FastLog = qlog.Wire
 		}
 	}
+	return cfg, nil
+}
+
+// startDNS binds cfg.Addr and serves DNS on it.
+func (d *Daemon) startDNS(cfg dnsserver.Config) error {
 	srv, err := dnsserver.Start(cfg)
 	if err != nil {
 		return fmt.Errorf("--dns-addr: %w", err)
 	}
+	d.dnsMu.Lock()
 	d.dns = srv
+	d.dnsMu.Unlock()
 	d.metrics.exportAnswers(srv.Addr())
-	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", res.Zones(), "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets)
+	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", d.zones, "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets)
+	return nil
+}
+
+// dnsServer is the DNS server, nil while node-local mode has not bound it.
+func (d *Daemon) dnsServer() *dnsserver.Server {
+	d.dnsMu.Lock()
+	defer d.dnsMu.Unlock()
+	return d.dns
+}
+
+// serveHTTP serves /healthz, /readyz and /metrics on --http-addr (shared
+// with SO_REUSEPORT in node-local mode), and on --health-socket if set.
+func (d *Daemon) serveHTTP() error {
 	h := newHTTPHandler(d.readiness, d.metrics.Registry, d.cfg.Pprof)
-	d.http, err = startHTTP(d.cfg.HTTPAddr, h, d.logger.With("component", "http"))
+	logger := d.logger.With("component", "http")
+	ln, err := listenHTTP(d.cfg.HTTPAddr, d.cfg.NodeLocal.Enabled())
 	if err != nil {
 		return err
 	}
+	d.http = startHTTP(ln, h, logger)
 	d.logger.Info("serving HTTP", "addr", d.http.addr, "pprof", d.cfg.Pprof)
+	if d.cfg.HealthSocket == "" {
+		return nil
+	}
+	if ln, err = listenHealthSocket(d.cfg.HealthSocket); err != nil {
+		return err
+	}
+	d.health = startHTTP(ln, h, logger)
+	d.logger.Info("serving /healthz and /readyz", "socket", d.cfg.HealthSocket)
 	return nil
 }
 
@@ -349,8 +407,14 @@ func (d *Daemon) fail(err error) {
 // embedded etcd dying). etcd being unreachable is not one.
 func (d *Daemon) Err() <-chan error { return d.fatal }
 
-// DNSAddr is the host:port DNS is served on.
-func (d *Daemon) DNSAddr() string { return d.dns.Addr() }
+// DNSAddr is the host:port DNS is served on; in node-local mode
+// --dns-addr, bound or not yet.
+func (d *Daemon) DNSAddr() string {
+	if srv := d.dnsServer(); srv != nil {
+		return srv.Addr()
+	}
+	return d.cfg.DNSAddr
+}
 
 // HTTPAddr is the host:port of /healthz, /readyz and /metrics.
 func (d *Daemon) HTTPAddr() string { return d.http.addr }
@@ -375,11 +439,15 @@ func (d *Daemon) stop(ctx context.Context) error {
 	close(d.stopped)
 	d.closing.Store(true)
 	var errs []error
-	if d.dns != nil {
-		errs = append(errs, d.dns.Shutdown(ctx))
+	d.stopNodeLocal()
+	if srv := d.dnsServer(); srv != nil {
+		errs = append(errs, srv.Shutdown(ctx))
 	}
 	if d.http != nil {
 		errs = append(errs, d.http.shutdown(ctx))
+	}
+	if d.health != nil {
+		errs = append(errs, d.health.shutdown(ctx))
 	}
 	if d.stopLoop != nil {
 		d.stopLoop()
