@@ -38,7 +38,7 @@ type Daemon struct {
 	dnsMu    sync.Mutex        // guards dns
 	dns      *dnsserver.Server // nil until bound (node-local mode binds it late)
 	http     *httpServer
-	health   *httpServer // on --health-socket; nil without
+	health   *httpServer   // on --health-socket; nil without
 	stopped  chan struct{} // closed by Stop
 	stopOnce sync.Once
 	fatal    chan error
