@@ -1,0 +1,130 @@
+package dnsserver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// fakeSockets records what stepAside did and reports a queue that
+// empties after busyChecks checks.
+type fakeSockets struct {
+	calls      []string
+	connectErr error
+	busyChecks int
+}
+
+func (f *fakeSockets) connect() error    { f.calls = append(f.calls, "connect"); return f.connectErr }
+func (f *fakeSockets) disconnect() error { f.calls = append(f.calls, "disconnect"); return nil }
+func (f *fakeSockets) queued() (bool, error) {
+	f.busyChecks--
+	return f.busyChecks >= 0, nil
+}
+
+func TestStepAsideDecides(t *testing.T) {
+	refused := errors.New("connection refused")
+	tests := []struct {
+		name       string
+		connectErr error
+		probeErr   error
+		handed     bool
+		wantErr    bool
+		calls      []string
+	}{
+		{name: "another server answers: drain and hand over", handed: true, calls: []string{"connect"}},
+		{name: "nobody else answers: disconnect and serve on", probeErr: refused, calls: []string{"connect", "disconnect"}},
+		{name: "the sockets cannot be connected: serve on", connectErr: errors.New("EPERM"), wantErr: true, calls: []string{"connect", "disconnect"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			socks := &fakeSockets{connectErr: tc.connectErr}
+			probed := false
+			probe := func(context.Context) error { probed = true; return tc.probeErr }
+			handed, err := stepAside(context.Background(), socks, probe, time.Millisecond)
+			if handed != tc.handed || (err != nil) != tc.wantErr || !slices.Equal(socks.calls, tc.calls) {
+				t.Fatalf("handed %v, err %v, calls %v; want %v, error %v, %v", handed, err, socks.calls, tc.handed, tc.wantErr, tc.calls)
+			}
+			if probed != (tc.connectErr == nil) {
+				t.Fatalf("probed %v; the probe must follow a successful connect only", probed)
+			}
+		})
+	}
+}
+
+func TestDrainWaitsUntilTheSocketsStayEmpty(t *testing.T) {
+	socks := &fakeSockets{busyChecks: 5}
+	quiet := 40 * time.Millisecond
+	if err := drain(context.Background(), socks, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if socks.busyChecks > -3 { // 5 busy checks, then at least a few quiet ones spanning quiet
+		t.Fatalf("drain returned after %d empty checks; want it to wait out %v of empty sockets", -socks.busyChecks, quiet)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := drain(ctx, &fakeSockets{busyChecks: 1 << 30}, quiet); !errors.Is(err, context.Canceled) {
+		t.Fatalf("drain of sockets that never empty, ctx canceled: %v", err)
+	}
+}
+
+// TestAServerStepsAsideForAnotherOnItsPort runs two servers sharing one
+// 127.0.0.1 port: the first steps aside only while the second serves.
+func TestAServerStepsAsideForAnotherOnItsPort(t *testing.T) {
+	first := startShared(t, "127.0.0.1:0", "first")
+	alone, err := first.StepAside(t.Context())
+	if err != nil || alone {
+		t.Fatalf("alone on its port: handed %v, err %v; want it to serve on", alone, err)
+	}
+	if who := askWho(t, first.Addr()); who != "first" { // disconnected again: still answers
+		t.Fatalf("answered by %q after stepping aside alone; want first", who)
+	}
+	startShared(t, first.Addr(), "second")
+	handed, err := first.StepAside(t.Context())
+	if err != nil || !handed {
+		t.Fatalf("with another server: handed %v, err %v; want handed over", handed, err)
+	}
+	for range 40 { // from 40 source ports: every new query reaches the other server
+		if who := askWho(t, first.Addr()); who != "second" {
+			t.Fatalf("answered by %q after stepping aside; want second", who)
+		}
+	}
+}
+
+// startShared starts a server on addr sharing the port, answering every
+// question with a TXT record naming it.
+func startShared(t *testing.T, addr, name string) *Server {
+	t.Helper()
+	named := RespondFunc(func(_ context.Context, q Query) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q.Msg)
+		resp.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: q.Msg.Question[0].Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: []string{name}}}
+		return resp
+	})
+	s, err := Start(Config{Addr: addr, Responder: named, ReusePort: true, UDPSockets: 1})
+	if err != nil {
+		t.Fatalf("Start on %s: %v", addr, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s
+}
+
+// askWho asks addr over UDP which server answers.
+func askWho(t *testing.T, addr string) string {
+	t.Helper()
+	c := &dns.Client{Timeout: 2 * time.Second}
+	resp, _, err := c.Exchange(query("who.example.", dns.TypeTXT, 0), addr)
+	if err != nil {
+		t.Fatalf("asking %s: %v", addr, err)
+	}
+	if len(resp.Answer) != 1 {
+		return resp.String()
+	}
+	return resp.Answer[0].(*dns.TXT).Txt[0]
+}
