@@ -153,6 +153,8 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"zero queries per TCP connection", nil, []string{"--tcp-max-queries=0"}, "--tcp-max-queries"},
 		{"a transfer network that is not one", nil, []string{"--transfer-to", "secondary.example"}, "--transfer-to"},
 		{"NOTIFY with no one allowed to transfer", []string{"SKYDNS_NOTIFY=127.0.0.1:5353"}, nil, "--notify"},
+		{"a wildcard DNS address in node-local mode", nil, []string{"--node-local-interface", "kubesky0", "--dns-addr", "0.0.0.0:53"}, "--dns-addr"},
+		{"a host name as the node-local address", []string{"SKYDNS_NODE_LOCAL_INTERFACE=kubesky0"}, []string{"--dns-addr", "dns.local:53"}, "--dns-addr"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {

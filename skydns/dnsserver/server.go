@@ -102,14 +102,17 @@ type Config struct {
 
 // Server serves DNS over UDP and TCP on one port.
 type Server struct {
-	udp    []*dns.Server  // one per socket, or one reading the fast path's fallback
-	conns  []*net.UDPConn // the UDP sockets, for StepAside
-	tcp    *tcpServer
-	fast   *fastpath.Server // nil without a fast path
-	addr   string
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	logger *slog.Logger
+	udp   []*dns.Server  // one per socket, or one reading the fast path's fallback
+	conns []*net.UDPConn // the UDP sockets, for StepAside
+	// portNamed is set when Config.Addr named the port (not 0), which
+	// StepAside needs.
+	portNamed bool
+	tcp       *tcpServer
+	fast      *fastpath.Server // nil without a fast path
+	addr      string
+	cancel    context.CancelFunc
+	done      sync.WaitGroup
+	logger    *slog.Logger
 }
 
 // Start binds cfg.Addr on UDP and TCP and returns once both serve.
@@ -126,7 +129,8 @@ func Start(cfg Config) (*Server, error) {
 	h := &handler{responder: cfg.Responder, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
 		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
 		transfer: cfg.Transfer}
-	s := &Server{addr: ln.Addr().String(), conns: conns, cancel: cancel, logger: cfg.Logger}
+	_, port, _ := net.SplitHostPort(cfg.Addr)
+	s := &Server{addr: ln.Addr().String(), conns: conns, portNamed: port != "0", cancel: cancel, logger: cfg.Logger}
 	err = s.serveUDP(h, cfg, conns)
 	if err == nil {
 		err = s.serve()

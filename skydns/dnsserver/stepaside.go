@@ -40,8 +40,13 @@ type sockets interface {
 // queued until the sockets have stayed empty for DrainQuiet, and returns
 // true; Shutdown should follow at once. If none comes, nobody else is
 // there: the sockets are disconnected and serve as before, and StepAside
-// returns false. The TCP listener is untouched.
+// returns false. The TCP listener is untouched. Addr must have named its
+// port: Linux releases a port it chose (port 0) when a socket bound to it
+// disconnects.
 func (s *Server) StepAside(ctx context.Context) (bool, error) {
+	if !s.portNamed {
+		return false, fmt.Errorf("stepping aside on %s: the port was chosen by the kernel, and a disconnect would release it", s.addr)
+	}
 	probe := func(ctx context.Context) error { return Probe(ctx, s.addr) }
 	handed, err := stepAside(ctx, udpSockets(s.conns), probe, DrainQuiet)
 	switch {

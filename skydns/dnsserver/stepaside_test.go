@@ -3,6 +3,7 @@ package dnsserver
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestDrainWaitsUntilTheSocketsStayEmpty(t *testing.T) {
 // TestAServerStepsAsideForAnotherOnItsPort runs two servers sharing one
 // 127.0.0.1 port: the first steps aside only while the second serves.
 func TestAServerStepsAsideForAnotherOnItsPort(t *testing.T) {
-	first := startShared(t, "127.0.0.1:0", "first")
+	first := startShared(t, freeUDPAddr(t), "first")
 	alone, err := first.StepAside(t.Context())
 	if err != nil || alone {
 		t.Fatalf("alone on its port: handed %v, err %v; want it to serve on", alone, err)
@@ -91,6 +92,36 @@ func TestAServerStepsAsideForAnotherOnItsPort(t *testing.T) {
 		if who := askWho(t, first.Addr()); who != "second" {
 			t.Fatalf("answered by %q after stepping aside; want second", who)
 		}
+	}
+}
+
+// freeUDPAddr is a 127.0.0.1 address whose UDP and TCP ports were free a
+// moment ago: StepAside needs a named port.
+func freeUDPAddr(t *testing.T) string {
+	t.Helper()
+	for range 10 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := pc.LocalAddr().String()
+		pc.Close()
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			ln.Close()
+			return addr
+		}
+	}
+	t.Fatal("no free port on 127.0.0.1")
+	return ""
+}
+
+func TestStepAsideWantsANamedPort(t *testing.T) {
+	s := startShared(t, "127.0.0.1:0", "chosen")
+	if handed, err := s.StepAside(t.Context()); handed || err == nil {
+		t.Fatalf("handed %v, err %v; want an error: a disconnect would release a chosen port", handed, err)
+	}
+	if who := askWho(t, s.Addr()); who != "chosen" {
+		t.Fatalf("answered by %q; want the server itself, untouched", who)
 	}
 }
 
