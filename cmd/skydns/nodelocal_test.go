@@ -72,10 +72,25 @@ func runNodeLocalOnce(t *testing.T, n *testNetns, dir string) nodeState {
 }
 
 func TestNodeLocalHandsTheAddressOverWithoutLosingAQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"on the fast path", nil},
+		{"on the ordinary path with one UDP socket", []string{"--fast-path=false", "--udp-sockets", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { handOver(t, tc.args) })
+	}
+}
+
+// handOver runs three node-local skydns with args one after the other on
+// one address under a steady load: SIGTERM of the first while the second
+// serves, kill -9 of the second once the third serves.
+func handOver(t *testing.T, args []string) {
 	n := newNetns(t)
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	start := func(i int) (*os.Process, <-chan string) {
-		cmd, logs := n.start(t, nil, nodeLocalArgs(dirs[i], "--lameduck", "10s")...)
+		cmd, logs := n.start(t, nil, nodeLocalArgs(dirs[i], append([]string{"--lameduck", "10s"}, args...)...)...)
 		waitSocketReadyz(t, filepath.Join(dirs[i], "health.sock"), 200, "ok")
 		return cmd.Process, logs
 	}
@@ -91,41 +106,52 @@ func TestNodeLocalHandsTheAddressOverWithoutLosingAQuery(t *testing.T) {
 		t.Errorf("process 1 exited with %v after SIGTERM", state)
 	}
 	t.Logf("process 1 stepped aside and exited %v after SIGTERM (lameduck 10s)", time.Since(begin).Round(time.Millisecond))
-	afterStep := load.counts()
-	load.waitAnswered(t, afterStep.answered+200)
+	load.waitAnswered(t, load.answered.Load()+200)
 
 	p3, _ := start(2)
 	defer p3.Kill()
-	load.waitAnswered(t, load.counts().answered+200)
+	load.waitAnswered(t, load.answered.Load()+200)
+	killed := time.Now()
 	p2.Kill()
 	p2.Wait()
-	load.waitAnswered(t, load.counts().answered+400)
-	total := load.stop()
-	t.Logf("SIGTERM of process 1: %s; whole run, with kill -9 of process 2 after process 3 started: %s", afterStep, total)
-	if total.lost > 0 || total.slow > 0 {
-		t.Errorf("queries lost or slow: %s; first errors: %v", total, load.firstErrors())
+	load.waitAnswered(t, load.answered.Load()+400)
+	load.stop()
+	var zero time.Time
+	step, kill, after := load.between(zero, killed), load.between(killed, killed.Add(time.Second)), load.between(killed.Add(time.Second), zero)
+	t.Logf("until the kill (SIGTERM of process 1 and its step-aside included): %s", step)
+	t.Logf("sent in the second after kill -9 of process 2 (process 3 serving): %s", kill)
+	t.Logf("sent later: %s", after)
+	if step.failed() || after.failed() {
+		t.Errorf("queries lost or slow outside the second after kill -9; first failures: %v", load.failures(3))
 	}
 }
 
 // load sends one query a tick from a new socket (a new source port) to
-// the node-local address from inside the namespace, and counts.
+// the node-local address from inside the namespace, and records each
+// query's outcome.
 type load struct {
 	cancel   context.CancelFunc
 	done     chan error
-	sent     atomic.Int64
-	answered atomic.Int64
-	lost     atomic.Int64
-	slow     atomic.Int64 // answered after more than a second
+	answered atomic.Int64 // in time, for waitAnswered
 
-	mu   sync.Mutex // guards errs
-	errs []string   // the first few errors
+	mu       sync.Mutex // guards outcomes
+	outcomes []outcome
 }
 
-// loadCounts are a load's counts at one moment.
-type loadCounts struct{ sent, answered, lost, slow int64 }
+// outcome is one query's: when it was sent, and what went wrong ("" if
+// nothing: answered within a second).
+type outcome struct {
+	sent  time.Time
+	wrong string
+}
+
+// loadCounts count the outcomes of the queries sent in a period.
+type loadCounts struct{ sent, answered, lost, slow int }
+
+func (c loadCounts) failed() bool { return c.lost > 0 || c.slow > 0 }
 
 func (c loadCounts) String() string {
-	return fmt.Sprintf("%d sent, %d answered, %d lost, %d answered after >1s", c.sent, c.answered, c.lost, c.slow)
+	return fmt.Sprintf("%d sent, %d answered within 1s, %d lost, %d answered after >1s", c.sent, c.answered, c.lost, c.slow)
 }
 
 func startLoad(t *testing.T, n *testNetns, perSecond int) *load {
@@ -152,7 +178,6 @@ func (l *load) run(ctx context.Context, every time.Duration) error {
 		if err != nil {
 			return err
 		}
-		l.sent.Add(1)
 		queries.Add(1)
 		go func() { defer queries.Done(); l.ask(conn) }()
 	}
@@ -173,54 +198,74 @@ func (l *load) ask(conn *net.UDPConn) {
 			break
 		}
 	}
+	o := outcome{sent: start}
 	switch {
 	case err != nil:
-		l.lost.Add(1)
-		l.noteError(err)
+		o.wrong = "lost: " + err.Error()
 	case time.Since(start) > time.Second:
-		l.slow.Add(1)
+		o.wrong = "slow"
 	default:
 		l.answered.Add(1)
 	}
+	l.mu.Lock()
+	l.outcomes = append(l.outcomes, o)
+	l.mu.Unlock()
 }
 
-func (l *load) noteError(err error) {
+// between counts the queries sent from from (zero: the start) until to
+// (zero: the end).
+func (l *load) between(from, to time.Time) loadCounts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.errs) < 5 {
-		l.errs = append(l.errs, fmt.Sprintf("%s: %v", time.Now().Format("15:04:05.000"), err))
+	var c loadCounts
+	for _, o := range l.outcomes {
+		if o.sent.Before(from) || (!to.IsZero() && !o.sent.Before(to)) {
+			continue
+		}
+		c.sent++
+		switch {
+		case o.wrong == "":
+			c.answered++
+		case o.wrong == "slow":
+			c.slow++
+		default:
+			c.lost++
+		}
 	}
+	return c
 }
 
-func (l *load) firstErrors() []string {
+// failures are the first n failed queries, with their send times.
+func (l *load) failures(n int) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.errs
-}
-
-func (l *load) counts() loadCounts {
-	return loadCounts{sent: l.sent.Load(), answered: l.answered.Load(), lost: l.lost.Load(), slow: l.slow.Load()}
+	var out []string
+	for _, o := range l.outcomes {
+		if o.wrong != "" && len(out) < n {
+			out = append(out, o.sent.Format("15:04:05.000")+" "+o.wrong)
+		}
+	}
+	return out
 }
 
 // waitAnswered waits until n queries have been answered in all.
 func (l *load) waitAnswered(t *testing.T, n int64) {
 	t.Helper()
 	polltest.Within(t, 30*time.Second, fmt.Sprintf("%d queries answered", n), func() error {
-		if c := l.counts(); c.answered < n {
-			return errors.New(c.String())
+		if got := l.answered.Load(); got < n {
+			return fmt.Errorf("%d answered", got)
 		}
 		return nil
 	})
 }
 
-// stop stops sending, waits for the last answers, and returns the counts.
-func (l *load) stop() loadCounts {
+// stop stops sending and waits for the last answers.
+func (l *load) stop() {
 	if l.cancel != nil {
 		l.cancel()
 		<-l.done
 		l.cancel = nil
 	}
-	return l.counts()
 }
 
 func TestNodeLocalFailuresKeepSkydnsRunningAndUnready(t *testing.T) {
