@@ -90,7 +90,8 @@ func handOver(t *testing.T, args []string) {
 	n := newNetns(t)
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	start := func(i int) (*os.Process, <-chan string) {
-		cmd, logs := n.start(t, nil, nodeLocalArgs(dirs[i], append([]string{"--lameduck", "10s"}, args...)...)...)
+		shared := []string{"--lameduck", "10s", "--http-addr", "127.0.0.1:9253"} // one metrics port for all (SO_REUSEPORT)
+		cmd, logs := n.start(t, nil, nodeLocalArgs(dirs[i], append(shared, args...)...)...)
 		waitSocketReadyz(t, filepath.Join(dirs[i], "health.sock"), 200, "ok")
 		return cmd.Process, logs
 	}
@@ -281,6 +282,12 @@ func TestNodeLocalFailuresKeepSkydnsRunningAndUnready(t *testing.T) {
 			n.run(t, "ip", "link", "add", "other0", "type", "bridge")
 			n.run(t, "ip", "addr", "add", "169.254.20.10/32", "dev", "other0")
 		}, reason: "address taken: 169.254.20.10 is on interface other0"},
+		{name: "with the DNS port held by a socket without SO_REUSEPORT", prepare: func(t *testing.T, n *testNetns) {
+			n.run(t, "ip", "link", "add", "kubesky-nl0", "type", "bridge")
+			n.run(t, "ip", "addr", "add", "169.254.20.10/32", "dev", "kubesky-nl0")
+			n.run(t, "ip", "link", "set", "kubesky-nl0", "up")
+			holdUDP(t, n, nodeLocalAddr)
+		}, reason: "address already in use"},
 		{name: "with etcd unreachable", args: []string{"--etcd-endpoints", "http://127.0.0.1:1", "--etcd-dial-timeout", "500ms", "--etcd-request-timeout", "1s"},
 			reason: "etcd unreachable"},
 	}
@@ -301,6 +308,17 @@ func TestNodeLocalFailuresKeepSkydnsRunningAndUnready(t *testing.T) {
 			stillRunning(t, cmd)
 		})
 	}
+}
+
+// holdUDP binds addr on UDP inside the namespace, without SO_REUSEPORT,
+// until the test ends.
+func holdUDP(t *testing.T, n *testNetns, addr string) {
+	t.Helper()
+	var pc net.PacketConn
+	if err := n.do(func() (err error) { pc, err = net.ListenPacket("udp", addr); return err }); err != nil {
+		t.Fatalf("holding %s: %v", addr, err)
+	}
+	t.Cleanup(func() { pc.Close() })
 }
 
 // nobodyDir is a temporary directory uid 65534 may write, with the test
