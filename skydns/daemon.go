@@ -105,7 +105,9 @@ func (d *Daemon) shutdownFor(cause error) {
 }
 
 // Start starts every part of the daemon and returns once DNS and HTTP
-// serve; the mirror syncs in the background. cfg must have been validated.
+// serve; the mirror syncs in the background. In node-local mode DNS is
+// bound later, in the background, once the node is set up and the mirror
+// has synced (startNodeLocal). cfg must have been validated.
 func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	logger.Info("starting skydns", "config", cfg)
 	d := &Daemon{cfg: cfg, logger: logger, stopped: make(chan struct{}), fatal: make(chan error, 1)}

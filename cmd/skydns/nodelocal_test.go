@@ -67,7 +67,8 @@ func runNodeLocalOnce(t *testing.T, n *testNetns, dir string) nodeState {
 		log.WriteString(line + "\n")
 	}
 	waitExit0(t, cmd, "SIGTERM")
-	return nodeState{addrs: n.run(t, "ip", "-o", "addr", "show", "dev", "kubesky-nl0"), table: n.run(t, "nft", "list", "table", "inet", "kubesky-node-local"),
+	// IPv4 only: the IPv6 link-local address the kernel adds changes state with time.
+	return nodeState{addrs: n.run(t, "ip", "-4", "-o", "addr", "show", "dev", "kubesky-nl0"), table: n.run(t, "nft", "list", "table", "inet", "kubesky-node-local"),
 		log: log.String()}
 }
 
