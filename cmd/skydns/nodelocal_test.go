@@ -50,6 +50,30 @@ func TestNodeLocalSetsUpTheNodeOnceAndLeavesItAtExit(t *testing.T) {
 	}
 }
 
+func TestNodeLocalServesAnIPv6Address(t *testing.T) {
+	n := newNetns(t)
+	dir := t.TempDir()
+	const addr = "[fd00::10]:53"
+	n.start(t, nil, nodeLocalArgs(dir, "--dns-addr", addr)...)
+	waitSocketReadyz(t, filepath.Join(dir, "health.sock"), 200, "ok")
+	if addrs := n.run(t, "ip", "-6", "-o", "addr", "show", "dev", "kubesky-nl0"); !strings.Contains(addrs, "fd00::10/128") {
+		t.Errorf("fd00::10/128 not on kubesky-nl0:\n%s", addrs)
+	}
+	table := n.run(t, "nft", "list", "table", "inet", "kubesky-node-local")
+	for _, want := range []string{"ip6 daddr fd00::10 udp dport 53 notrack", "ip6 saddr fd00::10 tcp sport 53 notrack"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	err := n.do(func() error {
+		_, _, err := (&dns.Client{Timeout: 2 * time.Second}).Exchange(new(dns.Msg).SetQuestion("cluster.local.", dns.TypeSOA), addr)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("asking %s: %v", addr, err)
+	}
+}
+
 // nodeState is what a node-local skydns left on the node after it exited,
 // and its log.
 type nodeState struct{ addrs, table, log string }
