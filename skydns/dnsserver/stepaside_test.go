@@ -5,10 +5,13 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // fakeSockets records what stepAside did and reports a queue that
@@ -153,6 +156,76 @@ func askWho(t *testing.T, addr string) string {
 	resp, _, err := c.Exchange(query("who.example.", dns.TypeTXT, 0), addr)
 	if err != nil {
 		t.Fatalf("asking %s: %v", addr, err)
+	}
+	if len(resp.Answer) != 1 {
+		return resp.String()
+	}
+	return resp.Answer[0].(*dns.TXT).Txt[0]
+}
+
+// TestSteppingAsideAnswersTheQueriesAlreadyQueued holds queries in the
+// first server's socket (its one handler slot busy), steps aside for a
+// second server, and checks that StepAside waits until they are read, and
+// that the first server answers them.
+func TestSteppingAsideAnswersTheQueriesAlreadyQueued(t *testing.T) {
+	release := make(chan struct{})
+	held := RespondFunc(func(_ context.Context, q Query) *dns.Msg {
+		<-release
+		resp := new(dns.Msg).SetReply(q.Msg)
+		resp.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: q.Msg.Question[0].Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: []string{"first"}}}
+		return resp
+	})
+	first, err := Start(Config{Addr: freeUDPAddr(t), Responder: held, ReusePort: true, UDPSockets: 1, UDPMaxInFlight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Shutdown(context.Background())
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before Shutdown, which waits for the held handler
+	const queued = 5
+	answers := make(chan string, queued)
+	for range queued {
+		go func() { answers <- askWhoOrErr(first.Addr()) }()
+	}
+	waitQueued(t, udpSockets(first.conns))
+	startShared(t, first.Addr(), "second")
+	stepped := make(chan bool, 1)
+	go func() { handed, _ := first.StepAside(context.Background()); stepped <- handed }()
+	select {
+	case <-stepped:
+		t.Fatal("StepAside returned while queries were still queued")
+	case <-time.After(5 * DrainQuiet): // a bounded wait for something that must not happen
+	}
+	free()
+	if !<-stepped {
+		t.Fatal("StepAside did not hand over to the second server")
+	}
+	for range queued {
+		if who := <-answers; who != "first" {
+			t.Fatalf("a queued query got %q; want the first server's answer", who)
+		}
+	}
+}
+
+// waitQueued waits until a query waits in the sockets.
+func waitQueued(t *testing.T, socks udpSockets) {
+	t.Helper()
+	polltest.Eventually(t, "a query queued in the socket", func() error {
+		busy, err := socks.queued()
+		if err == nil && !busy {
+			err = errors.New("none queued")
+		}
+		return err
+	})
+}
+
+// askWhoOrErr is askWho for another goroutine: the error as the answer.
+func askWhoOrErr(addr string) string {
+	c := &dns.Client{Timeout: 10 * time.Second}
+	resp, _, err := c.Exchange(query("who.example.", dns.TypeTXT, 0), addr)
+	if err != nil {
+		return err.Error()
 	}
 	if len(resp.Answer) != 1 {
 		return resp.String()
