@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
 // DrainQuiet is how long the UDP sockets must stay empty, after another
@@ -28,8 +30,29 @@ type sockets interface {
 	connect() error
 	// disconnect undoes connect (connect to AF_UNSPEC).
 	disconnect() error
-	// queued reports whether any socket holds a query not yet read.
+	// queued reports whether any socket (or the fast path's queue) holds
+	// a query not yet read.
 	queued() (bool, error)
+}
+
+// sockets are the server's UDP sockets, with the fast path's queue if any.
+func (s *Server) sockets() sockets {
+	if s.fast != nil {
+		return withFallback{udpSockets(s.conns), s.fast}
+	}
+	return udpSockets(s.conns)
+}
+
+// withFallback are the fast path's sockets, which hold queries in the
+// fast path's queue for the ordinary path too.
+type withFallback struct {
+	udpSockets
+	fast *fastpath.Server
+}
+
+func (w withFallback) queued() (bool, error) {
+	busy, err := w.udpSockets.queued()
+	return busy || w.fast.Queued() > 0, err
 }
 
 // StepAside hands the address over to another server sharing its port
@@ -48,7 +71,7 @@ func (s *Server) StepAside(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("stepping aside on %s: the port was chosen by the kernel, and a disconnect would release it", s.addr)
 	}
 	probe := func(ctx context.Context) error { return Probe(ctx, s.addr) }
-	handed, err := stepAside(ctx, udpSockets(s.conns), probe, DrainQuiet)
+	handed, err := stepAside(ctx, s.sockets(), probe, DrainQuiet)
 	switch {
 	case err != nil:
 		s.logger.Error("stepping aside failed: serving on", "addr", s.addr, "err", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/internal/polltest"
+	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
 // fakeSockets records what stepAside did and reports a queue that
@@ -164,10 +165,20 @@ func askWho(t *testing.T, addr string) string {
 }
 
 // TestSteppingAsideAnswersTheQueriesAlreadyQueued holds queries in the
-// first server's socket (its one handler slot busy), steps aside for a
-// second server, and checks that StepAside waits until they are read, and
-// that the first server answers them.
+// first server (its one handler slot busy: they wait in its socket, or in
+// the fast path's queue), steps aside for a second server, and checks
+// that StepAside waits until they are read, and that the first server
+// answers them.
 func TestSteppingAsideAnswersTheQueriesAlreadyQueued(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fast fastpath.Source
+	}{{"in the socket", nil}, {"in the fast path's queue", passAll{}}} {
+		t.Run(tc.name, func(t *testing.T) { stepAsideWithQueued(t, tc.fast) })
+	}
+}
+
+func stepAsideWithQueued(t *testing.T, fast fastpath.Source) {
 	release := make(chan struct{})
 	held := RespondFunc(func(_ context.Context, q Query) *dns.Msg {
 		<-release
@@ -175,7 +186,7 @@ func TestSteppingAsideAnswersTheQueriesAlreadyQueued(t *testing.T) {
 		resp.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: q.Msg.Question[0].Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: []string{"first"}}}
 		return resp
 	})
-	first, err := Start(Config{Addr: freeUDPAddr(t), Responder: held, ReusePort: true, UDPSockets: 1, UDPMaxInFlight: 1})
+	first, err := Start(Config{Addr: freeUDPAddr(t), Responder: held, FastPath: fast, ReusePort: true, UDPSockets: 1, UDPMaxInFlight: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +199,7 @@ func TestSteppingAsideAnswersTheQueriesAlreadyQueued(t *testing.T) {
 	for range queued {
 		go func() { answers <- askWhoOrErr(first.Addr()) }()
 	}
-	waitQueued(t, udpSockets(first.conns))
+	waitQueued(t, first.sockets())
 	startShared(t, first.Addr(), "second")
 	stepped := make(chan bool, 1)
 	go func() { handed, _ := first.StepAside(context.Background()); stepped <- handed }()
@@ -209,7 +220,7 @@ func TestSteppingAsideAnswersTheQueriesAlreadyQueued(t *testing.T) {
 }
 
 // waitQueued waits until a query waits in the sockets.
-func waitQueued(t *testing.T, socks udpSockets) {
+func waitQueued(t *testing.T, socks sockets) {
 	t.Helper()
 	polltest.Eventually(t, "a query queued in the socket", func() error {
 		busy, err := socks.queued()
