@@ -266,6 +266,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 	d.zones = res.Zones()
 	if d.cfg.NodeLocal.Enabled() {
 		d.nodeLocalDNS = cfg
+		d.nodeLocal.set(fmt.Errorf("DNS not bound on %s: setting up", d.cfg.DNSAddr)) // before /readyz serves
 	} else if err := d.startDNS(cfg); err != nil {
 		return err
 	}

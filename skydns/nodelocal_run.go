@@ -45,7 +45,6 @@ func (s *nodeLocalState) err() error {
 func (d *Daemon) startNodeLocal() {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.nodeLocal.cancel, d.nodeLocal.done = cancel, make(chan struct{})
-	d.nodeLocal.set(fmt.Errorf("DNS not bound on %s: setting up", d.cfg.DNSAddr))
 	go func() {
 		defer close(d.nodeLocal.done)
 		d.runNodeLocal(ctx)

@@ -115,7 +115,7 @@ func nodeLocalArgs(dir string, extra ...string) []string {
 
 // socketGet GETs path on a health socket: the status and the body.
 func socketGet(socket, path string) (int, string, error) {
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", socket)
 	}}}
 	resp, err := client.Get("http://skydns" + path)
