@@ -184,7 +184,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	c.TCP.addFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
-	fs.StringVar(&c.HealthSocket, "health-socket", c.HealthSocket, "Unix socket path serving /healthz and /readyz as --http-addr does, for the probe command "skydns probe" (a stale socket file is removed at start; empty: none)")
+	fs.StringVar(&c.HealthSocket, "health-socket", c.HealthSocket, "Unix socket path serving /healthz and /readyz as --http-addr does, for the probe command 'skydns probe' (a stale socket file is removed at start; empty: none)")
 	c.NodeLocal.addFlags(fs)
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
