@@ -44,6 +44,13 @@ type Config struct {
 	TCP TCPLimits
 	// HTTPAddr serves /healthz, /readyz and /metrics.
 	HTTPAddr string
+	// HealthSocket, if set, is a Unix socket serving /healthz and /readyz
+	// too, for `skydns probe` (pods sharing the host network cannot tell
+	// their HTTP ports apart).
+	HealthSocket string
+	// NodeLocal, when its Interface is set, serves DNS on a node-local
+	// address (docs/node-local.md).
+	NodeLocal NodeLocalConfig
 	// Pprof mounts net/http/pprof under /debug/pprof/ on HTTPAddr.
 	Pprof bool
 	// Zones are the forward zones answered; in-addr.arpa. and ip6.arpa.
@@ -166,6 +173,7 @@ func DefaultConfig() Config {
 		LogQueries:         "none",
 		LogQueriesSample:   1,
 		ShutdownTimeout:    10 * time.Second,
+		NodeLocal:          NodeLocalConfig{Notrack: true},
 		Forward:            forward.DefaultConfig(),
 		RRL:                DefaultRRLConfig(),
 		Dnstap:             DefaultDnstapConfig(),
@@ -181,6 +189,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	c.TCP.addFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
+	fs.StringVar(&c.HealthSocket, "health-socket", c.HealthSocket, "Unix socket path serving /healthz and /readyz as --http-addr does, for the probe command 'skydns probe' (a stale socket file is removed at start; empty: none)")
+	c.NodeLocal.addFlags(fs)
 	fs.BoolVar(&c.Pprof, "pprof", c.Pprof, "serve net/http/pprof under /debug/pprof/ on --http-addr")
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
@@ -231,7 +241,8 @@ func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
 		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets),
 		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
-		slog.String("http-addr", c.HTTPAddr),
+		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
+		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),
 		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL),
 		slog.String("pod-records", c.PodRecords), slog.Any("ns-addrs", c.NSAddrs), slog.Bool("rotate", c.Rotate), slog.Bool("autopath", c.Autopath),
 		slog.String("log-level", c.LogLevel), slog.String("log-format", c.LogFormat),

@@ -36,8 +36,10 @@ type Daemon struct {
 	etcd     embeddedEtcd // nil with external etcd
 	etcdURL  string
 	client   *clientv3.Client
-	dns      *dnsserver.Server
+	dnsMu    sync.Mutex        // guards dns
+	dns      *dnsserver.Server // nil until bound (node-local mode binds it late)
 	http     *httpServer
+	health   *httpServer   // on --health-socket; nil without
 	stopped  chan struct{} // closed by Stop
 	stopOnce sync.Once
 	fatal    chan error
@@ -48,6 +50,10 @@ type Daemon struct {
 
 	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
 	tap    *tap.Tap       // sends dnstap messages to --dnstap; nil without
+
+	nodeLocal    nodeLocalState   // node-local mode's progress
+	nodeLocalDNS dnsserver.Config // what node-local mode binds once ready
+	zones        []string         // the zones answered, for the log
 
 	closeForwarder func() // stops the built forwarder's background work; nil if none
 	stopNotify     func() // stops the notifier and waits for it; nil if none
@@ -94,11 +100,16 @@ func (d *Daemon) shutdownFor(cause error) {
 		return
 	}
 	d.logger.Info("shutting down", "reason", cause, "lameduck", d.cfg.Lameduck)
+	if d.cfg.NodeLocal.Enabled() && d.stepAside() {
+		return
+	}
 	d.Lameduck(context.Background())
 }
 
 // Start starts every part of the daemon and returns once DNS and HTTP
-// serve; the mirror syncs in the background. cfg must have been validated.
+// serve; the mirror syncs in the background. In node-local mode DNS is
+// bound later, in the background, once the node is set up and the mirror
+// has synced (startNodeLocal). cfg must have been validated.
 func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	logger.Info("starting skydns", "config", cfg)
 	d := &Daemon{cfg: cfg, logger: logger, stopped: make(chan struct{}), fatal: make(chan error, 1)}
@@ -129,6 +140,9 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.startLoop()
+	if cfg.NodeLocal.Enabled() {
+		d.startNodeLocal()
+	}
 	return d, nil
 }
 
@@ -249,11 +263,27 @@ func (d *Daemon) transferServer(res *resolver.Resolver) func(dnsserver.Query, dn
 }
 
 // serve starts the DNS and HTTP servers; with changes, the fast path
-// serves too.
+// serves too. In node-local mode DNS is bound later (startNodeLocal).
 func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) error {
-	signer, err := d.cfg.newSigner()
+	cfg, err := d.dnsConfig(res, forwarder, changes)
 	if err != nil {
 		return err
+	}
+	d.zones = res.Zones()
+	if d.cfg.NodeLocal.Enabled() {
+		d.nodeLocalDNS = cfg
+		d.nodeLocal.set(fmt.Errorf("DNS not bound on %s: setting up", d.cfg.DNSAddr)) // before /readyz serves
+	} else if err := d.startDNS(cfg); err != nil {
+		return err
+	}
+	return d.serveHTTP()
+}
+
+// dnsConfig is the DNS servers' configuration.
+func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes *fastpath.Changes) (dnsserver.Config, error) {
+	signer, err := d.cfg.newSigner()
+	if err != nil {
+		return dnsserver.Config{}, err
 	}
 	d.signer = signer
 	if signer != nil {
@@ -267,6 +297,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 			signer: signer, names: names},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
+		ReusePort:  d.cfg.NodeLocal.Enabled(),
 		FastStats:  d.metrics.startAnswers(res),
 		Observe:    d.observer(),
 		Invalid:    func(error) { d.metrics.observeMalformedPacket() },
@@ -275,7 +306,7 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		Transfer:   d.transferServer(res),
 	}
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
-		return err
+		return dnsserver.Config{}, err
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
@@ -285,22 +316,52 @@ func (d *Daemon) serve(res *resolver.Resolver, forwarder Forwarder, changes *fas
 		cfg.FastLog = d.fastLog()
 	}
 	if err := d.tlsServing(&cfg); err != nil {
-		return err
+		return dnsserver.Config{}, err
 	}
+	return cfg, nil
+}
+
+// startDNS binds cfg.Addr and serves DNS on it.
+func (d *Daemon) startDNS(cfg dnsserver.Config) error {
 	srv, err := dnsserver.Start(cfg)
 	if err != nil {
 		return fmt.Errorf("--dns-addr: %w", err)
 	}
+	d.dnsMu.Lock()
 	d.dns = srv
+	d.dnsMu.Unlock()
 	d.metrics.exportAnswers(srv.Addr())
-	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", res.Zones(), "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets,
+	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", d.zones, "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets,
 		"tls-addr", srv.TLSAddr(), "dnstap", d.cfg.Dnstap.Target)
+	return nil
+}
+
+// dnsServer is the DNS server, nil while node-local mode has not bound it.
+func (d *Daemon) dnsServer() *dnsserver.Server {
+	d.dnsMu.Lock()
+	defer d.dnsMu.Unlock()
+	return d.dns
+}
+
+// serveHTTP serves /healthz, /readyz and /metrics on --http-addr (shared
+// with SO_REUSEPORT in node-local mode), and on --health-socket if set.
+func (d *Daemon) serveHTTP() error {
 	h := newHTTPHandler(d.readiness, d.metrics.Registry, d.cfg.Pprof)
-	d.http, err = startHTTP(d.cfg.HTTPAddr, h, d.logger.With("component", "http"))
+	logger := d.logger.With("component", "http")
+	ln, err := listenHTTP(d.cfg.HTTPAddr, d.cfg.NodeLocal.Enabled())
 	if err != nil {
 		return err
 	}
+	d.http = startHTTP(ln, h, logger)
 	d.logger.Info("serving HTTP", "addr", d.http.addr, "pprof", d.cfg.Pprof)
+	if d.cfg.HealthSocket == "" {
+		return nil
+	}
+	if ln, err = listenHealthSocket(d.cfg.HealthSocket); err != nil {
+		return err
+	}
+	d.health = startHTTP(ln, h, logger)
+	d.logger.Info("serving /healthz and /readyz", "socket", d.cfg.HealthSocket)
 	return nil
 }
 
@@ -362,8 +423,14 @@ func (d *Daemon) fail(err error) {
 // embedded etcd dying). etcd being unreachable is not one.
 func (d *Daemon) Err() <-chan error { return d.fatal }
 
-// DNSAddr is the host:port DNS is served on.
-func (d *Daemon) DNSAddr() string { return d.dns.Addr() }
+// DNSAddr is the host:port DNS is served on; in node-local mode
+// --dns-addr, bound or not yet.
+func (d *Daemon) DNSAddr() string {
+	if srv := d.dnsServer(); srv != nil {
+		return srv.Addr()
+	}
+	return d.cfg.DNSAddr
+}
 
 // HTTPAddr is the host:port of /healthz, /readyz and /metrics.
 func (d *Daemon) HTTPAddr() string { return d.http.addr }
@@ -388,11 +455,15 @@ func (d *Daemon) stop(ctx context.Context) error {
 	close(d.stopped)
 	d.closing.Store(true)
 	var errs []error
-	if d.dns != nil {
-		errs = append(errs, d.dns.Shutdown(ctx))
+	d.stopNodeLocal()
+	if srv := d.dnsServer(); srv != nil {
+		errs = append(errs, srv.Shutdown(ctx))
 	}
 	if d.http != nil {
 		errs = append(errs, d.http.shutdown(ctx))
+	}
+	if d.health != nil {
+		errs = append(errs, d.health.shutdown(ctx))
 	}
 	if d.stopLoop != nil {
 		d.stopLoop()

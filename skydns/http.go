@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubesky/kubesky/internal/debughttp"
+	"github.com/kubesky/kubesky/skydns/fastpath"
 )
 
 // newHTTPHandler serves /healthz (200 while the process runs), /readyz
@@ -60,12 +63,40 @@ type httpServer struct {
 	done chan struct{} // closed when Serve returned
 }
 
-// startHTTP binds addr and serves h on it.
-func startHTTP(addr string, h http.Handler, logger *slog.Logger) (*httpServer, error) {
-	ln, err := net.Listen("tcp", addr)
+// listenHTTP binds addr (--http-addr), with SO_REUSEPORT when shared.
+func listenHTTP(addr string, shared bool) (net.Listener, error) {
+	lc := net.ListenConfig{}
+	if shared {
+		lc.Control = fastpath.ReusePort
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on --http-addr %s: %w", addr, err)
 	}
+	return ln, nil
+}
+
+// listenHealthSocket binds the Unix socket path (--health-socket),
+// removing a socket file a previous process left there. A file there
+// that is not a socket is an error.
+func listenHealthSocket(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != fs.ModeSocket {
+			return nil, fmt.Errorf("--health-socket %s: exists and is not a socket", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("--health-socket %s: removing the stale socket: %w", path, err)
+		}
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listening on --health-socket %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+// startHTTP serves h on ln.
+func startHTTP(ln net.Listener, h http.Handler, logger *slog.Logger) *httpServer {
 	s := &httpServer{
 		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)},
@@ -78,7 +109,7 @@ func startHTTP(addr string, h http.Handler, logger *slog.Logger) (*httpServer, e
 			logger.Error("HTTP server stopped", "addr", s.addr, "err", err)
 		}
 	}()
-	return s, nil
+	return s
 }
 
 // shutdown stops the server, waiting for requests in progress until ctx

@@ -38,6 +38,9 @@ type Mirror struct {
 
 	mu    sync.Mutex // guards state
 	state etcdstore.State
+
+	synced     chan struct{} // closed at the first Synced state
+	syncedOnce sync.Once
 }
 
 // mirrorMetrics is what a Mirror counts its updates and its feed's health
@@ -58,7 +61,7 @@ func (uncounted) observeMalformed(int, int)                                    {
 // NewMirror returns a Mirror of prefix holding an empty snapshot, counting
 // in metrics, which belong to the caller (nil: nothing is counted).
 func NewMirror(prefix string, metrics *Metrics, logger *slog.Logger) *Mirror {
-	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, metrics: uncounted{}}
+	m := &Mirror{prefix: strings.TrimSuffix(prefix, "/"), logger: logger, metrics: uncounted{}, synced: make(chan struct{})}
 	m.setHooks(nil, nil)
 	m.current.Store(snapshot.Empty(m.prefix))
 	if metrics != nil {
@@ -138,6 +141,9 @@ func (m *Mirror) setState(s etcdstore.State) {
 	m.state = s
 	m.mu.Unlock()
 	m.metrics.observeState(s)
+	if s.Synced {
+		m.syncedOnce.Do(func() { close(m.synced) })
+	}
 	if m.listed && s.Synced {
 		m.listed = false
 		freeListGarbage()
@@ -176,6 +182,10 @@ func (m *Mirror) Ready() error {
 	}
 	return nil
 }
+
+// Synced is closed once the prefix has been listed (Ready is nil from
+// then on).
+func (m *Mirror) Synced() <-chan struct{} { return m.synced }
 
 // Freshness describes the snapshot served and how current it is known to
 // be, for /readyz?verbose.

@@ -62,6 +62,9 @@ func (d *Daemon) readiness() readiness {
 		{"synced", d.mirror.Ready()},
 		{"not-draining", d.draining()},
 	}
+	if d.cfg.NodeLocal.Enabled() {
+		checks = append([]check{{"node-local", d.nodeLocal.err()}}, checks...)
+	}
 	if d.cfg.MaxStale > 0 {
 		checks = append(checks, check{"max-stale", d.withinMaxStale(now)})
 	}

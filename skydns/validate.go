@@ -28,6 +28,8 @@ func (c *Config) Validate() error {
 		checkGCPercent(c.GCPercent),
 		c.TCP.validate(),
 		checkListenAddr("--http-addr", c.HTTPAddr),
+		c.NodeLocal.validate(c.DNSAddr),
+		checkHealthSocket(c.HealthSocket),
 		zonesErr,
 		checkPrefix(c.Prefix),
 		checkTTL(c.TTL),
@@ -202,6 +204,16 @@ const maxUDPSockets = 256
 func checkUDPSockets(n int) error {
 	if n < 1 || n > maxUDPSockets {
 		return fmt.Errorf("--udp-sockets: %d: want 1 to %d", n, maxUDPSockets)
+	}
+	return nil
+}
+
+// maxSocketPath is the longest Unix socket path (sun_path, less its NUL).
+const maxSocketPath = 107
+
+func checkHealthSocket(path string) error {
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("--health-socket: %q is longer than %d bytes, the most a Unix socket path may have", path, maxSocketPath)
 	}
 	return nil
 }

@@ -161,6 +161,8 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"an empty dnstap queue", nil, []string{"--dnstap", "unix:/tmp/tap.sock", "--dnstap-queue", "0"}, "--dnstap-queue"},
 		{"a DNS over TLS upstream without a server name", nil, []string{"--upstream", "tls://127.0.0.1:853"}, "--upstream"},
 		{"an upstream CA file without a certificate", nil, []string{"--upstream-tls-ca", notPEM}, "--upstream-tls-ca"},
+		{"a wildcard DNS address in node-local mode", nil, []string{"--node-local-interface", "kubesky0", "--dns-addr", "0.0.0.0:53"}, "--dns-addr"},
+		{"a host name as the node-local address", []string{"SKYDNS_NODE_LOCAL_INTERFACE=kubesky0"}, []string{"--dns-addr", "dns.local:53"}, "--dns-addr"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {

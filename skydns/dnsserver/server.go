@@ -49,6 +49,10 @@ type Config struct {
 	// UDPSockets is how many UDP sockets share Addr's port (SO_REUSEPORT),
 	// each read by its own goroutine (default 1).
 	UDPSockets int
+	// ReusePort sets SO_REUSEPORT on every socket, the TCP listener too,
+	// even with one UDP socket: other processes of the same user may then
+	// share Addr (node-local mode; see StepAside).
+	ReusePort bool
 	// FastPath, if set, answers plain UDP and TCP queries from packed
 	// answers before they are parsed (package fastpath); the others reach
 	// the Responder as before. Observe does not see the fast path's answers:
@@ -104,14 +108,18 @@ type Config struct {
 
 // Server serves DNS over UDP and TCP on one port.
 type Server struct {
-	udp    []*dns.Server // one per socket, or one reading the fast path's fallback
-	tcp    *tcpServer
-	tls    *tcpServer       // nil without DNS over TLS
-	fast   *fastpath.Server // nil without a fast path
-	addr   string
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	logger *slog.Logger
+	udp   []*dns.Server  // one per socket, or one reading the fast path's fallback
+	conns []*net.UDPConn // the UDP sockets, for StepAside
+	// portNamed is set when Config.Addr named the port (not 0), which
+	// StepAside needs.
+	portNamed bool
+	tcp       *tcpServer
+	tls       *tcpServer       // nil without DNS over TLS
+	fast      *fastpath.Server // nil without a fast path
+	addr      string
+	cancel    context.CancelFunc
+	done      sync.WaitGroup
+	logger    *slog.Logger
 }
 
 // Start binds cfg.Addr on UDP and TCP and returns once both serve.
@@ -120,7 +128,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("dnsserver: no Responder")
 	}
 	cfg.defaults()
-	conns, ln, err := listen(cfg.Addr, cfg.UDPSockets)
+	conns, ln, err := listen(cfg.Addr, cfg.UDPSockets, cfg.ReusePort)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +136,8 @@ func Start(cfg Config) (*Server, error) {
 	h := &handler{responder: cfg.Responder, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
 		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
 		transfer: cfg.Transfer}
-	s := &Server{addr: ln.Addr().String(), cancel: cancel, logger: cfg.Logger}
+	_, port, _ := net.SplitHostPort(cfg.Addr)
+	s := &Server{addr: ln.Addr().String(), conns: conns, portNamed: port != "0", cancel: cancel, logger: cfg.Logger}
 	err = s.serveUDP(h, cfg, conns)
 	if err == nil {
 		err = s.serve()
@@ -285,20 +294,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // listen binds addr on UDP (udpSockets sockets sharing the port), then the
-// same port on TCP. When addr asks for any free port and the UDP one is
-// taken on TCP, it tries another.
-func listen(addr string, udpSockets int) ([]*net.UDPConn, net.Listener, error) {
+// same port on TCP, with SO_REUSEPORT on all when shared. When addr asks
+// for any free port and the UDP one is taken on TCP, it tries another.
+func listen(addr string, udpSockets int, shared bool) ([]*net.UDPConn, net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("DNS address %q: %w", addr, err)
 	}
 	for attempt := 1; ; attempt++ {
-		conns, err := fastpath.ListenUDP(addr, udpSockets)
+		conns, err := listenUDP(addr, udpSockets, shared)
 		if err != nil {
 			return nil, nil, err
 		}
 		_, bound, _ := net.SplitHostPort(conns[0].LocalAddr().String())
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, bound))
+		ln, err := listenTCP(net.JoinHostPort(host, bound), shared)
 		if err == nil {
 			return conns, ln, nil
 		}
@@ -309,4 +318,19 @@ func listen(addr string, udpSockets int) ([]*net.UDPConn, net.Listener, error) {
 			return nil, nil, fmt.Errorf("listening on tcp %s: %w", net.JoinHostPort(host, bound), err)
 		}
 	}
+}
+
+func listenUDP(addr string, n int, shared bool) ([]*net.UDPConn, error) {
+	if shared {
+		return fastpath.ListenUDPShared(addr, n)
+	}
+	return fastpath.ListenUDP(addr, n)
+}
+
+func listenTCP(addr string, shared bool) (net.Listener, error) {
+	lc := net.ListenConfig{}
+	if shared {
+		lc.Control = fastpath.ReusePort
+	}
+	return lc.Listen(context.Background(), "tcp", addr)
 }

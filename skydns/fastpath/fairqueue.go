@@ -77,3 +77,10 @@ func (f *fairQueue) pop() (packet, bool) {
 	}
 	return p, true
 }
+
+// len is how many queries wait.
+func (f *fairQueue) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.total
+}

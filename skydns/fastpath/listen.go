@@ -16,12 +16,23 @@ const ReceiveBuffer = 4 << 20
 // spreads queries over them by their source address and port. Each asks
 // for a ReceiveBuffer.
 func ListenUDP(addr string, n int) ([]*net.UDPConn, error) {
+	return listenUDP(addr, n, n > 1)
+}
+
+// ListenUDPShared is ListenUDP with SO_REUSEPORT set even on a single
+// socket, so that other processes of the same user may join the port
+// (node-local mode: two skydns share one address).
+func ListenUDPShared(addr string, n int) ([]*net.UDPConn, error) {
+	return listenUDP(addr, n, true)
+}
+
+func listenUDP(addr string, n int, shared bool) ([]*net.UDPConn, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%d UDP sockets: want at least 1", n)
 	}
 	lc := net.ListenConfig{}
-	if n > 1 {
-		lc.Control = reusePort
+	if shared {
+		lc.Control = ReusePort
 	}
 	var conns []*net.UDPConn
 	for range n {

@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// reusePort fails: sharing a port between sockets needs SO_REUSEPORT.
-func reusePort(_, _ string, _ syscall.RawConn) error {
+// ReusePort fails: sharing a port between sockets needs SO_REUSEPORT.
+func ReusePort(_, _ string, _ syscall.RawConn) error {
 	return errors.New("several UDP sockets on one port need SO_REUSEPORT (a Unix system)")
 }

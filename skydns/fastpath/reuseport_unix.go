@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// reusePort sets SO_REUSEPORT on a socket before it is bound.
-func reusePort(_, _ string, c syscall.RawConn) error {
+// ReusePort, a net.ListenConfig Control function, sets SO_REUSEPORT on a socket before it is bound.
+func ReusePort(_, _ string, c syscall.RawConn) error {
 	var opErr error
 	err := c.Control(func(fd uintptr) {
 		opErr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)

@@ -121,6 +121,10 @@ func (s *Server) newReader(conn *net.UDPConn, cfg Config, store *Store) (*reader
 // it with an ordinary server, whose answers it sends through the port.
 func (s *Server) Fallback() net.PacketConn { return s.fallback }
 
+// Queued is how many queries passed on to the ordinary path it has not
+// read yet (Close drops them).
+func (s *Server) Queued() int { return s.fallback.queue.len() }
+
 // Addr is the address the sockets are bound to.
 func (s *Server) Addr() net.Addr { return s.conns[0].LocalAddr() }
 
