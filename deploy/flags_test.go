@@ -23,9 +23,9 @@ type use struct {
 	args   []string // its arguments
 }
 
-// subcommand is kubesky-demo's subcommand ("" for the others).
+// subcommand is kubesky-demo's or skydns's subcommand ("" for none).
 func (u use) subcommand() string {
-	if u.binary == "kubesky-demo" && len(u.args) > 0 && !strings.HasPrefix(u.args[0], "-") {
+	if (u.binary == "kubesky-demo" || u.binary == "skydns") && len(u.args) > 0 && !strings.HasPrefix(u.args[0], "-") {
 		return u.args[0]
 	}
 	return ""
