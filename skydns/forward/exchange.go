@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strings"
+	"net/netip"
 
 	"github.com/miekg/dns"
 )
@@ -23,21 +23,15 @@ const (
 	resultOverLimit = "over_limit"    // not sent: --forward-max-concurrent queries in flight
 )
 
-// errMismatch is a reply whose header or question does not match the query.
+// errMismatch is a reply over TCP that does not answer the query.
 var errMismatch = errors.New("reply does not match the query")
 
-// exchange sends q to addr over UDP, and again over TCP when the reply is
-// truncated. It returns the reply and the attempt's result.
-func (f *Forwarder) exchange(ctx context.Context, addr string, q *dns.Msg) (*dns.Msg, string, error) {
-	q.Id = dns.Id()
-	r, _, err := f.udp.ExchangeContext(ctx, q, addr)
-	if err == nil && r.Truncated {
-		f.metrics.tcpRetries.Inc()
-		r, _, err = f.tcp.ExchangeContext(ctx, q, addr)
-	}
-	if err == nil {
-		err = checkReply(q, r)
-	}
+// exchange sends base to addr over UDP, and again over TCP when the reply
+// is truncated. Each query gets a random ID, the upstream's cookie and, when
+// the upstream keeps case, the name in random case (see prepare); a
+// reply must match them all. It returns the reply and the attempt's result.
+func (f *Forwarder) exchange(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, string, error) {
+	r, err := f.exchangeOnce(ctx, addr, base)
 	if err != nil {
 		return nil, classify(err), err
 	}
@@ -47,22 +41,36 @@ func (f *Forwarder) exchange(ctx context.Context, addr string, q *dns.Msg) (*dns
 	return r, resultOK, nil
 }
 
-// checkReply makes sure r answers q: a response to the same question, whole.
-func checkReply(q, r *dns.Msg) error {
-	if !r.Response || r.Opcode != dns.OpcodeQuery || r.Truncated {
-		return errMismatch
+func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, err
 	}
-	if len(r.Question) == 0 && failedRcode(r.Rcode) {
-		return nil // some servers drop the question from errors
+	p := f.peers.get(addr)
+	q := prepare(base, p, p.mixCase(f.now()))
+	r, err := f.exchangeUDP(ctx, ap, q, p)
+	if errors.Is(err, errCaseChanged) {
+		p.caseLost(f.now())
+		f.logger.Info("upstream does not keep the case of query names; sending it plain ones", "upstream", addr)
+		q = prepare(base, p, false)
+		r, err = f.exchangeUDP(ctx, ap, q, p)
 	}
-	if len(r.Question) != 1 {
-		return errMismatch
+	if err != nil {
+		return nil, err
 	}
-	got, want := r.Question[0], q.Question[0]
-	if got.Qtype != want.Qtype || got.Qclass != want.Qclass || !strings.EqualFold(got.Name, want.Name) {
-		return errMismatch
+	if !r.Truncated {
+		plainCase(r, q.Question[0].Name, base.Question[0].Name)
+		return r, nil
 	}
-	return nil
+	f.metrics.tcpRetries.Inc()
+	if r, _, err = f.tcp.ExchangeContext(ctx, q, addr); err != nil {
+		return nil, err
+	}
+	if verify(q, r, p) != "" || r.Truncated {
+		return nil, errMismatch
+	}
+	plainCase(r, q.Question[0].Name, base.Question[0].Name)
+	return r, nil
 }
 
 // failedRcode reports whether an upstream's rcode means it could not

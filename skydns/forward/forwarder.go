@@ -29,6 +29,7 @@ type Forwarder struct {
 	listen   []netip.AddrPort // this server, never forwarded to
 	local    []netip.Addr     // this host's interface addresses
 	limit    *limiter
+	peers    peers // cookies and 0x20 support of each upstream
 
 	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
 	prefetchHits int64         // hits that earn an entry a prefetch; 0: none
