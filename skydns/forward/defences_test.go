@@ -32,7 +32,7 @@ type scriptedUpstream struct {
 	opts  []*dns.EDNS0_COOKIE // guarded by mu; the cookies received, nil for none
 }
 
-func startScripted(t *testing.T, script func(q *dns.Msg) []datagram) *scriptedUpstream {
+func startScripted(t testing.TB, script func(q *dns.Msg) []datagram) *scriptedUpstream {
 	t.Helper()
 	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {

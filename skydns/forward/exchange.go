@@ -74,14 +74,16 @@ func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg
 }
 
 // failedRcode reports whether an upstream's rcode means it could not
-// answer, so another upstream should be asked. Extended rcodes (BADVERS...)
-// count as failures: the query carries plain EDNS version 0.
+// answer, so another upstream should be asked: every rcode but NOERROR,
+// NXDOMAIN and YXDOMAIN (a DNAME's result too long, RFC 6672), the only
+// ones that answer a query. Extended rcodes (BADVERS...) count as
+// failures: the query carries plain EDNS version 0.
 func failedRcode(rcode int) bool {
 	switch rcode {
-	case dns.RcodeServerFailure, dns.RcodeRefused, dns.RcodeNotImplemented, dns.RcodeFormatError:
-		return true
+	case dns.RcodeSuccess, dns.RcodeNameError, dns.RcodeYXDomain:
+		return false
 	}
-	return rcode > 0xF
+	return true
 }
 
 func classify(err error) string {
