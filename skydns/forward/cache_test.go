@@ -199,3 +199,28 @@ func TestCoalescing(t *testing.T) {
 		t.Errorf("%d identical misses made %d upstream queries, want 1", clients, up.queries())
 	}
 }
+
+func TestMaxTTL(t *testing.T) {
+	up := startUpstream(t, answerA("192.0.2.90", 86400))
+	cfg := testConfig(up.addr)
+	cfg.MaxTTL = 10 * time.Minute
+	f, clock, _ := testForwarder(t, cfg)
+
+	t.Run("an upstream answer's TTL above --max-ttl is served as --max-ttl", func(t *testing.T) {
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 600)
+	})
+	t.Run("and the cache keeps it no longer", func(t *testing.T) {
+		clock.Advance(599 * time.Second)
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 1)
+		clock.Advance(time.Second)
+		before := up.queries()
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 600)
+		if up.queries() != before+1 {
+			t.Errorf("upstream queries %d, want %d: the entry outlived --max-ttl", up.queries(), before+1)
+		}
+	})
+	t.Run("by default the cap is an hour", func(t *testing.T) {
+		g, _, _ := testForwarder(t, testConfig(up.addr))
+		wantA(t, ask(t, g, "long.example.org.", dns.TypeA), "192.0.2.90", 3600)
+	})
+}

@@ -80,6 +80,9 @@ type Config struct {
 	// answers again; 0 turns probing off (a failed upstream is then held
 	// for ten seconds only).
 	HealthCheck time.Duration
+	// MaxTTL caps the TTLs of upstream answers, as served and as cached
+	// (skydns's --max-ttl); 0 means an hour.
+	MaxTTL time.Duration
 }
 
 // DefaultConfig returns the settings the flags default to.
@@ -94,6 +97,7 @@ func DefaultConfig() Config {
 
 		CachePrefetchPercent: 10,
 		HealthCheck:          time.Second,
+		MaxTTL:               defaultMaxTTL,
 	}
 }
 
@@ -184,6 +188,8 @@ func (c Config) checkCacheNumbers() error {
 		return fmt.Errorf("--%s %d: must be 0 (no limit) or more", FlagMaxConcurrent, c.MaxConcurrent)
 	case c.HealthCheck < 0:
 		return fmt.Errorf("--%s %s: must be 0 (off) or more", FlagHealthCheck, c.HealthCheck)
+	case c.MaxTTL < 0:
+		return fmt.Errorf("--max-ttl %s: must be more than 0", c.MaxTTL)
 	}
 	return nil
 }
