@@ -98,7 +98,10 @@ func blindAttack(t *testing.T) {
 	done := make(chan struct{})
 	var sent atomic.Int64
 	var wg sync.WaitGroup
-	wg.Go(func() { flood(attacker, &targets, done, &sent) })
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("the attacker's guesses: seed %d", seed)
+	guesser := rand.New(rand.NewPCG(seed, 0))
+	wg.Go(func() { flood(attacker, guesser, &targets, done, &sent) })
 
 	start := time.Now()
 	for b := range attackLookups / attackBatch {
@@ -171,7 +174,7 @@ func startSlowUpstream(t *testing.T) (*scriptedUpstream, *net.UDPConn) {
 	}
 	u := &scriptedUpstream{addr: conn.LocalAddr().String()}
 	var wg sync.WaitGroup
-	wg.Go(func() { serveSlowly(conn, u, &wg) })
+	wg.Go(func() { u.serve(conn, answerSlowly(conn, &wg)) })
 	t.Cleanup(func() {
 		conn.Close()
 		apc.Close()
@@ -180,20 +183,12 @@ func startSlowUpstream(t *testing.T) (*scriptedUpstream, *net.UDPConn) {
 	return u, apc.(*net.UDPConn)
 }
 
-func serveSlowly(conn *net.UDPConn, u *scriptedUpstream, wg *sync.WaitGroup) {
-	buf := make([]byte, 65535)
-	for {
-		n, from, err := conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			return
-		}
-		q := new(dns.Msg)
-		if q.Unpack(buf[:n]) != nil || len(q.Question) != 1 {
-			continue
-		}
-		u.record(q, from)
+// answerSlowly answers q, for fresh-<i>.example.org., with realIP(i)
+// after attackLatency.
+func answerSlowly(conn *net.UDPConn, wg *sync.WaitGroup) func(q *dns.Msg, from netip.AddrPort) {
+	return func(q *dns.Msg, from netip.AddrPort) {
 		var i int
-		fmt.Sscanf(strings.ToLower(q.Question[0].Name), "fresh-%d.", &i)
+		_, _ = fmt.Sscanf(strings.ToLower(q.Question[0].Name), "fresh-%d.", &i)
 		out, _ := realAnswer(q, realIP(i)).Pack()
 		wg.Add(1)
 		time.AfterFunc(attackLatency, func() {
@@ -230,7 +225,7 @@ func steerToFirst(t *testing.T, conn *net.UDPConn) {
 // flood sends forged answers for the current targets from conn until done
 // or attackMaxSent: to a random port of the ephemeral range, a random ID,
 // the name in random case, the answer poisonIP.
-func flood(conn *net.UDPConn, targets *atomic.Pointer[[]string], done <-chan struct{}, sent *atomic.Int64) {
+func flood(conn *net.UDPConn, r *rand.Rand, targets *atomic.Pointer[[]string], done <-chan struct{}, sent *atomic.Int64) {
 	lo, hi := ephemeralPorts()
 	forged := map[string][]byte{}
 	for sent.Load() < attackMaxSent {
@@ -243,12 +238,12 @@ func flood(conn *net.UDPConn, targets *atomic.Pointer[[]string], done <-chan str
 		if names == nil {
 			continue
 		}
-		name := (*names)[rand.IntN(len(*names))]
+		name := (*names)[r.IntN(len(*names))]
 		if forged[name] == nil {
 			forged[name] = forgedAnswer(name)
 		}
-		packet := guess(forged[name], len(name))
-		to := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(lo+rand.IntN(hi-lo+1)))
+		packet := guess(r, forged[name], len(name))
+		to := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(lo+r.IntN(hi-lo+1)))
 		_, _ = conn.WriteToUDPAddrPort(packet, to)
 		sent.Add(1)
 	}
@@ -266,11 +261,11 @@ func forgedAnswer(name string) []byte {
 
 // guess is a copy of packet with a random ID and the case of the name
 // (nameLen bytes from offset 12) chosen at random.
-func guess(packet []byte, nameLen int) []byte {
+func guess(r *rand.Rand, packet []byte, nameLen int) []byte {
 	out := append([]byte(nil), packet...)
-	binary.BigEndian.PutUint16(out, uint16(rand.Uint32()))
+	binary.BigEndian.PutUint16(out, uint16(r.Uint32()))
 	for i := 12; i < 12+nameLen; i++ {
-		if c := out[i] | 0x20; c >= 'a' && c <= 'z' && rand.IntN(2) == 0 {
+		if c := out[i] | 0x20; c >= 'a' && c <= 'z' && r.IntN(2) == 0 {
 			out[i] ^= 0x20
 		}
 	}

@@ -168,36 +168,57 @@ func TestCacheBounds(t *testing.T) {
 	})
 }
 
-func TestCoalescing(t *testing.T) {
-	const clients = 20
+// gatedForwarder is a forwarder to an upstream that answers A ip only once
+// release is called.
+func gatedForwarder(t *testing.T, ip string) (*upstream, *Forwarder, func()) {
 	gate := make(chan struct{})
 	up := startUpstream(t, func(req *dns.Msg, tcp bool) *dns.Msg {
 		<-gate
-		return answerA("192.0.2.60", 300)(req, tcp)
+		return answerA(ip, 300)(req, tcp)
 	})
 	cfg := testConfig(up.addr)
 	cfg.ForwardTimeout, cfg.ForwardDeadline = 5*time.Second, 5*time.Second
 	f, _, _ := testForwarder(t, cfg)
 	release := sync.OnceFunc(func() { close(gate) })
 	t.Cleanup(release) // before the upstream shuts down, should the test fail early
+	return up, f, release
+}
 
-	replies := make(chan *dns.Msg, clients)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() { replies <- f.ServeForward(t.Context(), query("www.example.org.", dns.TypeA), localClient) })
+func TestCoalescing(t *testing.T) {
+	const clients = 20
+	up, f, release := gatedForwarder(t, "192.0.2.60")
+	reqs := make([]*dns.Msg, clients)
+	for i := range reqs {
+		reqs[i] = query("www.example.org.", dns.TypeA)
 	}
-	polltest.True(t, "every client missed the cache", func() bool {
-		return value(f.metrics.misses) == clients
-	})
-	release()
-	wg.Wait()
-	close(replies)
-	for m := range replies {
+	for _, m := range askTogether(t, f, release, reqs) {
 		wantA(t, m, "192.0.2.60", 300)
 	}
 	if up.queries() != 1 {
 		t.Errorf("%d identical misses made %d upstream queries, want 1", clients, up.queries())
 	}
+}
+
+// askTogether sends reqs through f at once, releases the upstream when
+// every one has missed the cache, and returns the replies.
+func askTogether(t *testing.T, f *Forwarder, release func(), reqs []*dns.Msg) []*dns.Msg {
+	t.Helper()
+	replies := make(chan *dns.Msg, len(reqs))
+	var wg sync.WaitGroup
+	for _, req := range reqs {
+		wg.Go(func() { replies <- f.ServeForward(t.Context(), req, localClient) })
+	}
+	polltest.True(t, "every client missed the cache", func() bool {
+		return value(f.metrics.misses) == float64(len(reqs))
+	})
+	release()
+	wg.Wait()
+	close(replies)
+	var out []*dns.Msg
+	for m := range replies {
+		out = append(out, m)
+	}
+	return out
 }
 
 func TestMaxTTL(t *testing.T) {
@@ -223,4 +244,20 @@ func TestMaxTTL(t *testing.T) {
 		g, _, _ := testForwarder(t, testConfig(up.addr))
 		wantA(t, ask(t, g, "long.example.org.", dns.TypeA), "192.0.2.90", 3600)
 	})
+}
+
+func TestCoalescingKeepsTheDOBitApart(t *testing.T) {
+	up, f, release := gatedForwarder(t, "192.0.2.61")
+	var reqs []*dns.Msg
+	for _, do := range []bool{false, true, false, true} {
+		req := query("www.example.org.", dns.TypeA)
+		req.SetEdns0(1232, do)
+		reqs = append(reqs, req)
+	}
+	for _, m := range askTogether(t, f, release, reqs) {
+		wantA(t, m, "192.0.2.61", 300)
+	}
+	if up.queries() != 2 {
+		t.Errorf("two questions with DO and two without made %d upstream queries, want 2", up.queries())
+	}
 }

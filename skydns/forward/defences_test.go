@@ -45,17 +45,7 @@ func startScripted(t testing.TB, script func(q *dns.Msg) []datagram) *scriptedUp
 	u := &scriptedUpstream{addr: pc.LocalAddr().String()}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		buf := make([]byte, 65535)
-		for {
-			n, from, err := pc.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			q := new(dns.Msg)
-			if q.Unpack(buf[:n]) != nil || len(q.Question) != 1 {
-				continue
-			}
-			u.record(q, from)
+		u.serve(pc, func(q *dns.Msg, from netip.AddrPort) {
 			for _, d := range script(q) {
 				conn := pc
 				if d.elsewhere {
@@ -63,7 +53,7 @@ func startScripted(t testing.TB, script func(q *dns.Msg) []datagram) *scriptedUp
 				}
 				_, _ = conn.WriteToUDPAddrPort(d.payload, from)
 			}
-		}
+		})
 	})
 	t.Cleanup(func() {
 		pc.Close()
@@ -71,6 +61,24 @@ func startScripted(t testing.TB, script func(q *dns.Msg) []datagram) *scriptedUp
 		wg.Wait()
 	})
 	return u
+}
+
+// serve reads queries from conn until it is closed, records them and
+// hands them to answer.
+func (u *scriptedUpstream) serve(conn *net.UDPConn, answer func(q *dns.Msg, from netip.AddrPort)) {
+	buf := make([]byte, 65535)
+	for {
+		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			return
+		}
+		q := new(dns.Msg)
+		if q.Unpack(buf[:n]) != nil || len(q.Question) != 1 {
+			continue
+		}
+		u.record(q, from)
+		answer(q, from)
+	}
 }
 
 func (u *scriptedUpstream) record(q *dns.Msg, from netip.AddrPort) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -109,9 +110,15 @@ func network(addr netip.AddrPort) string {
 	return "udp6"
 }
 
+// readBuffers are the buffers replies are read into: as large as a
+// datagram can be, so no reply is cut short whatever size it is.
+var readBuffers = sync.Pool{New: func() any { return new([dns.MaxMsgSize]byte) }}
+
 // readReply reads conn until a datagram answers q or the deadline passes.
 func (f *Forwarder) readReply(conn *net.UDPConn, addr netip.AddrPort, q *dns.Msg, p *peer) (*dns.Msg, error) {
-	buf := make([]byte, dns.MaxMsgSize)
+	array := readBuffers.Get().(*[dns.MaxMsgSize]byte)
+	defer readBuffers.Put(array)
+	buf := array[:]
 	missedCookie := false
 	for {
 		n, from, err := conn.ReadFromUDPAddrPort(buf)
