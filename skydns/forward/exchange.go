@@ -41,12 +41,30 @@ func (f *Forwarder) exchange(ctx context.Context, addr string, base *dns.Msg) (*
 	return r, resultOK, nil
 }
 
+// exchangeOnce asks addr for base over UDP, then over TCP if the reply is
+// truncated, and returns the reply with the name in base's case.
 func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, error) {
-	ap, err := netip.ParseAddrPort(addr)
+	p := f.peers.get(addr)
+	r, q, err := f.askUDP(ctx, addr, base, p)
+	if err == nil && r.Truncated {
+		f.metrics.tcpRetries.Inc()
+		r, err = f.askTCP(ctx, addr, q, p)
+	}
 	if err != nil {
 		return nil, err
 	}
-	p := f.peers.get(addr)
+	plainCase(r, q.Question[0].Name, base.Question[0].Name)
+	return r, nil
+}
+
+// askUDP sends base prepared for p to addr and returns the reply and the
+// query sent. An upstream that changes the case of the name is asked again
+// at once with the name as it is, and gets such names for caseHold.
+func (f *Forwarder) askUDP(ctx context.Context, addr string, base *dns.Msg, p *peer) (*dns.Msg, *dns.Msg, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, nil, err
+	}
 	q := prepare(base, p, p.mixCase(f.now()))
 	r, err := f.exchangeUDP(ctx, ap, q, p)
 	if errors.Is(err, errCaseChanged) {
@@ -55,21 +73,18 @@ func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg
 		q = prepare(base, p, false)
 		r, err = f.exchangeUDP(ctx, ap, q, p)
 	}
+	return r, q, err
+}
+
+// askTCP sends q to addr over TCP; the reply must answer q as over UDP.
+func (f *Forwarder) askTCP(ctx context.Context, addr string, q *dns.Msg, p *peer) (*dns.Msg, error) {
+	r, _, err := f.tcp.ExchangeContext(ctx, q, addr)
 	if err != nil {
-		return nil, err
-	}
-	if !r.Truncated {
-		plainCase(r, q.Question[0].Name, base.Question[0].Name)
-		return r, nil
-	}
-	f.metrics.tcpRetries.Inc()
-	if r, _, err = f.tcp.ExchangeContext(ctx, q, addr); err != nil {
 		return nil, err
 	}
 	if verify(q, r, p) != "" || r.Truncated {
 		return nil, errMismatch
 	}
-	plainCase(r, q.Question[0].Name, base.Question[0].Name)
 	return r, nil
 }
 
