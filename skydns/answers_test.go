@@ -88,7 +88,7 @@ func failingUpstream(t *testing.T) string {
 	t.Helper()
 	return startUpstream(t, func(q *dns.Msg) *dns.Msg {
 		resp := new(dns.Msg).SetReply(q)
-		switch q.Question[0].Name {
+		switch strings.ToLower(q.Question[0].Name) {
 		case "gone.example.":
 			resp.Rcode = dns.RcodeNameError
 		case "broken.example.":

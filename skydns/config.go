@@ -60,6 +60,10 @@ type Config struct {
 	Prefix string
 	// TTL is the TTL of records that carry none.
 	TTL uint32
+	// MaxTTL caps every TTL served, in seconds: records' from etcd, the
+	// SOA's and negative answers', and upstream answers' (also how long
+	// the forwarder caches them). See resolver.DefaultMaxTTL for why an hour.
+	MaxTTL int
 	// PodRecords is how names under pod.<first zone> are answered:
 	// disabled, insecure or verified (see resolver.PodMode).
 	PodRecords string
@@ -160,6 +164,7 @@ func DefaultConfig() Config {
 		Zones:              []string{"cluster.local."},
 		Prefix:             contract.DefaultPrefix,
 		TTL:                30,
+		MaxTTL:             resolver.DefaultMaxTTL,
 		PodRecords:         string(resolver.PodsDisabled),
 		Rotate:             true,
 		ReverseFallthrough: true,
@@ -195,6 +200,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
+	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
 	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them (default: --dns-addr's IP when it is a specific one)")
 	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
@@ -243,7 +249,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
 		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
 		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),
-		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL),
+		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL), slog.Int("max-ttl", c.MaxTTL),
 		slog.String("pod-records", c.PodRecords), slog.Any("ns-addrs", c.NSAddrs), slog.Bool("rotate", c.Rotate), slog.Bool("autopath", c.Autopath),
 		slog.String("log-level", c.LogLevel), slog.String("log-format", c.LogFormat),
 		slog.String("log-queries", c.LogQueries), slog.Float64("log-queries-sample", c.LogQueriesSample),
@@ -286,6 +292,6 @@ func (c Config) nsAddrs() []netip.Addr {
 func (c Config) resolverConfig() resolver.Config {
 	nsAddrs := c.nsAddrs()
 	hostname, _ := os.Hostname() // a pod's name in a cluster; "" leaves hostname.bind. REFUSED
-	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
+	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, MaxTTL: uint32(c.MaxTTL), Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
 		Version: "kubesky skydns " + version.Version, Hostname: hostname}
 }

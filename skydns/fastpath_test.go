@@ -176,3 +176,29 @@ func TestFastPathCanBeTurnedOff(t *testing.T) {
 		t.Fatalf("NOERROR responses in cluster.local. = %v, want 10", v)
 	}
 }
+
+func TestARecordsHugeTTLIsServedCapped(t *testing.T) {
+	etcd, d := startWithEtcd(t)
+	waitRevision(t, d, put(t, etcd, web, "a1", `{"host":"10.96.0.10","ttl":901209123}`))
+	answered, _ := fastCounts(t, d)
+	check := func(t *testing.T, resp *dns.Msg) {
+		t.Helper()
+		if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.10"); msg != "" {
+			t.Fatal(msg)
+		}
+		if ttl := resp.Answer[0].Header().Ttl; ttl != 3600 {
+			t.Fatalf("TTL %d, want 3600 (--max-ttl's default)", ttl)
+		}
+	}
+	t.Run("on the fast path, packed and then from the cache", func(t *testing.T) {
+		for range 2 {
+			check(t, dnstest.Ask(t, "udp", d.DNSAddr(), web, dns.TypeA))
+		}
+		if now, _ := fastCounts(t, d); now != answered+2 {
+			t.Fatalf("fast path answered %v queries, want 2", now-answered)
+		}
+	})
+	t.Run("on the ordinary path", func(t *testing.T) {
+		check(t, dnstest.Ask(t, "tcp", d.DNSAddr(), web, dns.TypeA))
+	})
+}

@@ -49,11 +49,15 @@ func TestHTTPEndpoints(t *testing.T) {
 	})
 	t.Run("metrics tell TCP queries from UDP ones", func(t *testing.T) {
 		dnstest.Ask(t, "tcp", d.DNSAddr(), "example.com.", dns.TypeTXT)
-		for _, name := range []string{"skydns_dns_requests_total", "skydns_dns_request_size_bytes_count", "skydns_dns_response_size_bytes_count"} {
-			if v := metricSum(t, d, name, `zone="."`, `proto="tcp"`); v != 1 {
-				t.Errorf("%s{proto=\"tcp\"} = %v, want 1", name, v)
+		// The answer is written before it is counted: poll until it is.
+		polltest.NoComplaint(t, "TCP metrics", func() string {
+			for _, name := range []string{"skydns_dns_requests_total", "skydns_dns_request_size_bytes_count", "skydns_dns_response_size_bytes_count"} {
+				if v := metricSum(t, d, name, `zone="."`, `proto="tcp"`); v != 1 {
+					return fmt.Sprintf("%s{proto=\"tcp\"} = %v, want 1", name, v)
+				}
 			}
-		}
+			return ""
+		})
 	})
 	t.Run("metrics report the snapshot and the etcd state", func(t *testing.T) {
 		rev := put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)

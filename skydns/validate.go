@@ -21,6 +21,7 @@ import (
 // one line with "; ".
 func (c *Config) Validate() error {
 	c.Forward.ListenAddrs = []string{c.DNSAddr}
+	c.Forward.MaxTTL = time.Duration(c.MaxTTL) * time.Second
 	zonesErr := c.normalizeZones()
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
@@ -33,6 +34,7 @@ func (c *Config) Validate() error {
 		zonesErr,
 		checkPrefix(c.Prefix),
 		checkTTL(c.TTL),
+		checkMaxTTL(c.MaxTTL),
 		checkPodRecords(c.PodRecords),
 		checkAutopath(c.Autopath, c.PodRecords),
 		c.checkEtcd(),
@@ -116,6 +118,13 @@ func checkPrefix(prefix string) error {
 func checkTTL(ttl uint32) error {
 	if ttl > 1<<31-1 {
 		return fmt.Errorf("--ttl: %d is above the largest TTL, 2147483647", ttl)
+	}
+	return nil
+}
+
+func checkMaxTTL(maxTTL int) error {
+	if maxTTL < 1 || maxTTL > 1<<31-1 {
+		return fmt.Errorf("--max-ttl: %d must be from 1 to 2147483647 seconds", maxTTL)
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/miekg/dns"
 )
 
-// maxPositiveTTL caps how long a positive answer is cached, whatever its TTL.
-const maxPositiveTTL = time.Hour
+// defaultMaxTTL caps the TTLs of answers when Config.MaxTTL is 0.
+const defaultMaxTTL = time.Hour
 
 // staleTTL is the TTL of every record of a stale answer (RFC 8767, 4).
 const staleTTL = 30
@@ -75,13 +75,17 @@ func (e *entry) at(now time.Time) *dns.Msg {
 // caching is off.
 type cache struct {
 	lru      *lru.Cache[string, *entry]
+	maxTTL   time.Duration // caps every TTL stored, and so served
 	maxNeg   time.Duration
 	staleFor time.Duration // how long past expiry an entry may be served stale
 	metrics  *metrics
 }
 
-func newCache(size int, maxNeg, staleFor time.Duration, m *metrics) (*cache, error) {
-	c := &cache{maxNeg: maxNeg, staleFor: staleFor, metrics: m}
+func newCache(size int, maxTTL, maxNeg, staleFor time.Duration, m *metrics) (*cache, error) {
+	if maxTTL <= 0 {
+		maxTTL = defaultMaxTTL
+	}
+	c := &cache{maxTTL: maxTTL, maxNeg: maxNeg, staleFor: staleFor, metrics: m}
 	if size == 0 {
 		return c, nil
 	}
@@ -122,6 +126,7 @@ func (c *cache) getStale(key string, now time.Time) (*entry, bool) {
 // may be cached. The entry is returned either way.
 func (c *cache) store(key string, r *dns.Msg, now time.Time) *entry {
 	msg := cacheable(r)
+	capTTLs(msg, c.maxTTL)
 	ttl := c.ttl(msg)
 	e := &entry{msg: msg, stored: now, expires: now.Add(ttl)}
 	if ttl > 0 && c.lru != nil && c.lru.Add(key, e) {
@@ -147,6 +152,16 @@ func cacheable(r *dns.Msg) *dns.Msg {
 	return m
 }
 
+// capTTLs lowers every TTL in m above maxTTL to it.
+func capTTLs(m *dns.Msg, maxTTL time.Duration) {
+	top := uint32(maxTTL / time.Second)
+	for _, section := range [][]dns.RR{m.Answer, m.Ns, m.Extra} {
+		for _, rr := range section {
+			rr.Header().Ttl = min(rr.Header().Ttl, top)
+		}
+	}
+}
+
 func withoutOPT(rrs []dns.RR) []dns.RR {
 	out := rrs[:0]
 	for _, rr := range rrs {
@@ -165,14 +180,14 @@ func (c *cache) ttl(m *dns.Msg) time.Duration {
 	case m.Rcode == dns.RcodeNameError, m.Rcode == dns.RcodeSuccess && len(m.Answer) == 0:
 		return c.negativeTTL(m)
 	case m.Rcode == dns.RcodeSuccess:
-		return positiveTTL(m)
+		return c.positiveTTL(m)
 	}
 	return 0
 }
 
-// positiveTTL is the smallest TTL in the reply, capped by maxPositiveTTL.
-func positiveTTL(m *dns.Msg) time.Duration {
-	least := maxPositiveTTL
+// positiveTTL is the smallest TTL in the reply, capped by maxTTL.
+func (c *cache) positiveTTL(m *dns.Msg) time.Duration {
+	least := c.maxTTL
 	for _, section := range [][]dns.RR{m.Answer, m.Ns, m.Extra} {
 		for _, rr := range section {
 			least = min(least, time.Duration(rr.Header().Ttl)*time.Second)

@@ -168,34 +168,96 @@ func TestCacheBounds(t *testing.T) {
 	})
 }
 
-func TestCoalescing(t *testing.T) {
-	const clients = 20
+// gatedForwarder is a forwarder to an upstream that answers A ip only once
+// release is called.
+func gatedForwarder(t *testing.T, ip string) (*upstream, *Forwarder, func()) {
 	gate := make(chan struct{})
 	up := startUpstream(t, func(req *dns.Msg, tcp bool) *dns.Msg {
 		<-gate
-		return answerA("192.0.2.60", 300)(req, tcp)
+		return answerA(ip, 300)(req, tcp)
 	})
 	cfg := testConfig(up.addr)
 	cfg.ForwardTimeout, cfg.ForwardDeadline = 5*time.Second, 5*time.Second
 	f, _, _ := testForwarder(t, cfg)
 	release := sync.OnceFunc(func() { close(gate) })
 	t.Cleanup(release) // before the upstream shuts down, should the test fail early
+	return up, f, release
+}
 
-	replies := make(chan *dns.Msg, clients)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() { replies <- f.ServeForward(t.Context(), query("www.example.org.", dns.TypeA), localClient) })
+func TestCoalescing(t *testing.T) {
+	const clients = 20
+	up, f, release := gatedForwarder(t, "192.0.2.60")
+	reqs := make([]*dns.Msg, clients)
+	for i := range reqs {
+		reqs[i] = query("www.example.org.", dns.TypeA)
 	}
-	polltest.True(t, "every client missed the cache", func() bool {
-		return value(f.metrics.misses) == clients
-	})
-	release()
-	wg.Wait()
-	close(replies)
-	for m := range replies {
+	for _, m := range askTogether(t, f, release, reqs) {
 		wantA(t, m, "192.0.2.60", 300)
 	}
 	if up.queries() != 1 {
 		t.Errorf("%d identical misses made %d upstream queries, want 1", clients, up.queries())
+	}
+}
+
+// askTogether sends reqs through f at once, releases the upstream when
+// every one has missed the cache, and returns the replies.
+func askTogether(t *testing.T, f *Forwarder, release func(), reqs []*dns.Msg) []*dns.Msg {
+	t.Helper()
+	replies := make(chan *dns.Msg, len(reqs))
+	var wg sync.WaitGroup
+	for _, req := range reqs {
+		wg.Go(func() { replies <- f.ServeForward(t.Context(), req, localClient) })
+	}
+	polltest.True(t, "every client missed the cache", func() bool {
+		return value(f.metrics.misses) == float64(len(reqs))
+	})
+	release()
+	wg.Wait()
+	close(replies)
+	var out []*dns.Msg
+	for m := range replies {
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestMaxTTL(t *testing.T) {
+	up := startUpstream(t, answerA("192.0.2.90", 86400))
+	cfg := testConfig(up.addr)
+	cfg.MaxTTL = 10 * time.Minute
+	f, clock, _ := testForwarder(t, cfg)
+
+	t.Run("an upstream answer's TTL above --max-ttl is served as --max-ttl", func(t *testing.T) {
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 600)
+	})
+	t.Run("and the cache keeps it no longer", func(t *testing.T) {
+		clock.Advance(599 * time.Second)
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 1)
+		clock.Advance(time.Second)
+		before := up.queries()
+		wantA(t, ask(t, f, "long.example.org.", dns.TypeA), "192.0.2.90", 600)
+		if up.queries() != before+1 {
+			t.Errorf("upstream queries %d, want %d: the entry outlived --max-ttl", up.queries(), before+1)
+		}
+	})
+	t.Run("by default the cap is an hour", func(t *testing.T) {
+		g, _, _ := testForwarder(t, testConfig(up.addr))
+		wantA(t, ask(t, g, "long.example.org.", dns.TypeA), "192.0.2.90", 3600)
+	})
+}
+
+func TestCoalescingKeepsTheDOBitApart(t *testing.T) {
+	up, f, release := gatedForwarder(t, "192.0.2.61")
+	var reqs []*dns.Msg
+	for _, do := range []bool{false, true, false, true} {
+		req := query("www.example.org.", dns.TypeA)
+		req.SetEdns0(1232, do)
+		reqs = append(reqs, req)
+	}
+	for _, m := range askTogether(t, f, release, reqs) {
+		wantA(t, m, "192.0.2.61", 300)
+	}
+	if up.queries() != 2 {
+		t.Errorf("two questions with DO and two without made %d upstream queries, want 2", up.queries())
 	}
 }

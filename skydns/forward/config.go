@@ -84,6 +84,9 @@ type Config struct {
 	// UpstreamTLSCA is a PEM file of the CAs that DNS over TLS upstreams'
 	// certificates are verified against; empty: the system's roots.
 	UpstreamTLSCA string
+	// MaxTTL caps the TTLs of upstream answers, as served and as cached
+	// (skydns's --max-ttl); 0 means an hour.
+	MaxTTL time.Duration
 }
 
 // DefaultConfig returns the settings the flags default to.
@@ -98,6 +101,7 @@ func DefaultConfig() Config {
 
 		CachePrefetchPercent: 10,
 		HealthCheck:          time.Second,
+		MaxTTL:               defaultMaxTTL,
 	}
 }
 
@@ -196,6 +200,8 @@ func (c Config) checkCacheNumbers() error {
 		return fmt.Errorf("--%s %d: must be 0 (no limit) or more", FlagMaxConcurrent, c.MaxConcurrent)
 	case c.HealthCheck < 0:
 		return fmt.Errorf("--%s %s: must be 0 (off) or more", FlagHealthCheck, c.HealthCheck)
+	case c.MaxTTL < 0:
+		return fmt.Errorf("--max-ttl %s: must be more than 0", c.MaxTTL)
 	}
 	return nil
 }

@@ -20,6 +20,16 @@
 // flight to one upstream. When none answers the client gets a stale answer
 // (--serve-stale) or SERVFAIL.
 //
+// # Forged answers
+//
+// Each UDP query leaves from a socket of its own, on a port the kernel
+// picks at random, with a random ID, a DNS cookie (RFC 7873) and the name
+// in random case (0x20, dropped for an upstream that does not keep case).
+// A datagram is taken as the reply only if its source, ID, question (case
+// included) and cookie all match; anything else is counted in
+// skydns_forward_ignored_replies_total and the read goes on until the
+// timeout, so a forged or broken datagram never costs the real answer.
+//
 // # Stub domains
 //
 // A name under a stub domain goes to that domain's servers instead; the
@@ -33,9 +43,10 @@
 //
 // # Cache
 //
-// Answers are cached in an LRU of --cache-size entries: positive ones for the
-// smallest TTL in the reply (at most an hour), negative ones (NXDOMAIN,
-// NODATA) for the SOA's negative TTL capped by --cache-max-negative-ttl.
+// Answers are cached in an LRU of --cache-size entries: positive ones for
+// the smallest TTL in the reply, negative ones (NXDOMAIN, NODATA) for the
+// SOA's negative TTL capped by --cache-max-negative-ttl; no TTL stored or
+// served exceeds Config.MaxTTL (skydns's --max-ttl).
 // Served TTLs count down with the entry's age. Identical queries that miss
 // together share one upstream exchange. Popular entries are refreshed in
 // the background before they expire (--cache-prefetch), and expired ones

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -26,27 +27,22 @@ const (
 	resultOverLimit = "over_limit"    // not sent: --forward-max-concurrent queries in flight
 )
 
-// errMismatch is a reply whose header or question does not match the query.
+// errMismatch is a reply over TCP or TLS that does not answer the query.
 var errMismatch = errors.New("reply does not match the query")
 
-// exchange sends q to addr over UDP, and again over TCP when the reply is
-// truncated. It returns the reply and the attempt's result.
-func (f *Forwarder) exchange(ctx context.Context, addr string, q *dns.Msg) (*dns.Msg, string, error) {
-	q.Id = dns.Id()
+// exchange sends base to addr over UDP, and again over TCP when the reply
+// is truncated. Each query gets a random ID, the upstream's cookie and, when
+// the upstream keeps case, the name in random case (see prepare); a
+// reply must match them all. A DNS over TLS upstream is asked over its
+// verified connection instead. It returns the reply and the attempt's
+// result.
+func (f *Forwarder) exchange(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, string, error) {
 	if p := f.dot.pool(addr); p != nil {
+		q := base.Copy()
+		q.Id = dns.Id()
 		return f.exchangeTLS(ctx, p, q)
 	}
-	start, tr := time.Now(), tap.UDP
-	r, _, err := f.udp.ExchangeContext(ctx, q, addr)
-	if err == nil && r.Truncated {
-		f.metrics.tcpRetries.Inc()
-		start, tr = time.Now(), tap.TCP
-		r, _, err = f.tcp.ExchangeContext(ctx, q, addr)
-	}
-	f.tapExchange(addr, tr, q, r, start)
-	if err == nil {
-		err = checkReply(q, r)
-	}
+	r, err := f.exchangeOnce(ctx, addr, base)
 	if err != nil {
 		return nil, classify(err), err
 	}
@@ -56,13 +52,68 @@ func (f *Forwarder) exchange(ctx context.Context, addr string, q *dns.Msg) (*dns
 	return r, resultOK, nil
 }
 
-// checkReply makes sure r answers q: a response to the same question, whole.
+// exchangeOnce asks addr for base over UDP, then over TCP if the reply is
+// truncated, and returns the reply with the name in base's case.
+func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, error) {
+	p := f.peers.get(addr)
+	r, q, err := f.askUDP(ctx, addr, base, p)
+	if err == nil && r.Truncated {
+		f.metrics.tcpRetries.Inc()
+		r, err = f.askTCP(ctx, addr, q, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	plainCase(r, q.Question[0].Name, base.Question[0].Name)
+	return r, nil
+}
+
+// askUDP sends base prepared for p to addr and returns the reply and the
+// query sent. An upstream that changes the case of the name is asked again
+// at once with the name as it is, and gets such names for caseHold.
+func (f *Forwarder) askUDP(ctx context.Context, addr string, base *dns.Msg, p *peer) (*dns.Msg, *dns.Msg, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := prepare(base, p, p.mixCase(f.now()))
+	r, err := f.tappedUDP(ctx, ap, q, p)
+	if errors.Is(err, errCaseChanged) {
+		p.caseLost(f.now())
+		f.logger.Info("upstream does not keep the case of query names; sending it plain ones", "upstream", addr)
+		q = prepare(base, p, false)
+		r, err = f.tappedUDP(ctx, ap, q, p)
+	}
+	return r, q, err
+}
+
+// tappedUDP is exchangeUDP, with the query and its reply sent to dnstap.
+func (f *Forwarder) tappedUDP(ctx context.Context, ap netip.AddrPort, q *dns.Msg, p *peer) (*dns.Msg, error) {
+	start := time.Now()
+	r, err := f.exchangeUDP(ctx, ap, q, p)
+	f.tapExchange(ap.String(), tap.UDP, q, r, start)
+	return r, err
+}
+
+// askTCP sends q to addr over TCP; the reply must answer q as over UDP.
+func (f *Forwarder) askTCP(ctx context.Context, addr string, q *dns.Msg, p *peer) (*dns.Msg, error) {
+	start := time.Now()
+	r, _, err := f.tcp.ExchangeContext(ctx, q, addr)
+	f.tapExchange(addr, tap.TCP, q, r, start)
+	if err != nil {
+		return nil, err
+	}
+	if verify(q, r, p) != "" || r.Truncated {
+		return nil, errMismatch
+	}
+	return r, nil
+}
+
+// checkReply makes sure r, over DNS over TLS, answers q: a response to
+// the same question, whole.
 func checkReply(q, r *dns.Msg) error {
 	if !r.Response || r.Opcode != dns.OpcodeQuery || r.Truncated {
 		return errMismatch
-	}
-	if len(r.Question) == 0 && failedRcode(r.Rcode) {
-		return nil // some servers drop the question from errors
 	}
 	if len(r.Question) != 1 {
 		return errMismatch
@@ -75,14 +126,16 @@ func checkReply(q, r *dns.Msg) error {
 }
 
 // failedRcode reports whether an upstream's rcode means it could not
-// answer, so another upstream should be asked. Extended rcodes (BADVERS...)
-// count as failures: the query carries plain EDNS version 0.
+// answer, so another upstream should be asked: every rcode but NOERROR,
+// NXDOMAIN and YXDOMAIN (a DNAME's result too long, RFC 6672), the only
+// ones that answer a query. Extended rcodes (BADVERS...) count as
+// failures: the query carries plain EDNS version 0.
 func failedRcode(rcode int) bool {
 	switch rcode {
-	case dns.RcodeServerFailure, dns.RcodeRefused, dns.RcodeNotImplemented, dns.RcodeFormatError:
-		return true
+	case dns.RcodeSuccess, dns.RcodeNameError, dns.RcodeYXDomain:
+		return false
 	}
-	return rcode > 0xF
+	return true
 }
 
 func classify(err error) string {

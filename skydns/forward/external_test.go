@@ -1,6 +1,7 @@
 package forward
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -9,7 +10,7 @@ import (
 func TestResolveExternal(t *testing.T) {
 	up := startUpstream(t, func(req *dns.Msg, _ bool) *dns.Msg {
 		m := new(dns.Msg).SetReply(req)
-		switch req.Question[0].Name {
+		switch strings.ToLower(req.Question[0].Name) {
 		case "db.example.org.":
 			m.Answer = []dns.RR{rr("db.example.org. 300 IN CNAME primary.example.org."), rr("primary.example.org. 60 IN A 192.0.2.70")}
 		case "stub.corp.":

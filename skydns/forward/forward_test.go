@@ -2,7 +2,6 @@ package forward
 
 import (
 	"context"
-	"encoding/binary"
 	"net/netip"
 	"testing"
 	"time"
@@ -133,41 +132,6 @@ func TestRotation(t *testing.T) {
 		m := f.ServeForward(ctx, query("slow.example.org.", dns.TypeA), localClient)
 		wantRcode(t, m, dns.RcodeServerFailure)
 	})
-}
-
-func TestBadUpstreamReplies(t *testing.T) {
-	tests := []struct {
-		name  string
-		reply func(packet []byte) []byte
-	}{
-		{"a reply cut after its header", func(p []byte) []byte {
-			out := append([]byte(nil), p[:12]...)
-			binary.BigEndian.PutUint16(out[2:], 0x8180) // response, RD, RA
-			binary.BigEndian.PutUint16(out[6:], 1)      // one answer that is not there
-			return out
-		}},
-		{"a reply to another question", func(p []byte) []byte {
-			var q dns.Msg
-			if err := q.Unpack(p); err != nil {
-				return nil
-			}
-			m := new(dns.Msg).SetReply(&q)
-			m.Question[0].Name = "other.example.org."
-			out, _ := m.Pack()
-			return out
-		}},
-		{"a packet that is not a response", func(p []byte) []byte { return p }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name+" is SERVFAIL and counted malformed", func(t *testing.T) {
-			up := startRawUpstream(t, tt.reply)
-			f, _, _ := testForwarder(t, testConfig(up.addr))
-			wantRcode(t, ask(t, f, "www.example.org.", dns.TypeA), dns.RcodeServerFailure)
-			if got := value(f.metrics.upstream.WithLabelValues(up.addr, resultMalformed)); got != 1 {
-				t.Errorf("malformed counted %v times, want 1", got)
-			}
-		})
-	}
 }
 
 func TestAdmission(t *testing.T) {

@@ -33,6 +33,7 @@ type Forwarder struct {
 	limit    *limiter
 	dot      dotUpstreams // the DNS over TLS upstreams' connections (dot.go)
 	tap      *tap.Tap     // nil: no dnstap (tap.go)
+	peers    peers        // cookies and 0x20 support of each upstream
 
 	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
 	prefetchHits int64         // hits that earn an entry a prefetch; 0: none

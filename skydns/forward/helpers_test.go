@@ -169,7 +169,7 @@ func testConfig(upstreams ...string) Config {
 }
 
 // testForwarder builds a Forwarder on its own registry and a fake clock.
-func testForwarder(t *testing.T, cfg Config) (*Forwarder, *fakeClock, *prometheus.Registry) {
+func testForwarder(t testing.TB, cfg Config) (*Forwarder, *fakeClock, *prometheus.Registry) {
 	t.Helper()
 	clock := newFakeClock()
 	reg := prometheus.NewRegistry()

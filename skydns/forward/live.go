@@ -53,7 +53,7 @@ func (f *Forwarder) newSettings(cfg Config, p parsed, old *settings) (*settings,
 		s.cache = old.cache
 		return s, nil
 	}
-	if s.cache, err = newCache(cfg.CacheSize, cfg.CacheMaxNegativeTTL, cfg.ServeStale, f.metrics); err != nil {
+	if s.cache, err = newCache(cfg.CacheSize, cfg.MaxTTL, cfg.CacheMaxNegativeTTL, cfg.ServeStale, f.metrics); err != nil {
 		return nil, fmt.Errorf("--%s: %w", FlagCacheSize, err)
 	}
 	return s, nil

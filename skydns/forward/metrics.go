@@ -18,6 +18,7 @@ type metrics struct {
 	stale      prometheus.Counter
 	prefetches prometheus.Counter
 	probes     *prometheus.CounterVec // labels: upstream, result
+	ignored    *prometheus.CounterVec // labels: reason
 }
 
 func newMetrics() *metrics {
@@ -40,6 +41,10 @@ func newMetrics() *metrics {
 			Namespace: "skydns", Subsystem: "forward", Name: "upstream_requests_total",
 			Help: "Attempts at an upstream, by upstream and result (ok, rcode_failure, timeout, error, malformed, over_limit).",
 		}, []string{"upstream", "result"}),
+		ignored: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "skydns", Subsystem: "forward", Name: "ignored_replies_total",
+			Help: "Datagrams read while waiting for an upstream's reply that did not answer the query (forged, late or broken), ignored, by reason (source, id, malformed, question, case, cookie, no_cookie).",
+		}, []string{"reason"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "skydns", Subsystem: "forward", Name: "refused_total",
 			Help: "Queries for names outside the zones refused, by reason (acl, no_recursion_desired, class, transfer).",
@@ -53,7 +58,7 @@ func (m *metrics) register(reg prometheus.Registerer, cacheLen func() int) error
 		Namespace: "skydns", Subsystem: "forward", Name: "cache_entries",
 		Help: "Entries in the forwarding cache.",
 	}, func() float64 { return float64(cacheLen()) })
-	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.stale, m.prefetches, m.probes, m.upstream, m.refused, entries} {
+	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.stale, m.prefetches, m.probes, m.upstream, m.refused, m.ignored, entries} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("registering forwarding metrics: %w", err)
 		}

@@ -22,6 +22,11 @@ const (
 // DefaultTTL is the TTL of records that carry none, when Config.TTL is 0.
 const DefaultTTL = 30
 
+// DefaultMaxTTL caps every TTL served when Config.MaxTTL is 0: an hour,
+// as CoreDNS's cache. Kubernetes records change as pods come and go, and a
+// record written with a TTL of days would outlive them in clients' caches.
+const DefaultMaxTTL = 3600
+
 // Config says what a Resolver serves.
 type Config struct {
 	// Zones are the forward zones served, e.g. "cluster.local.". They are
@@ -33,6 +38,9 @@ type Config struct {
 	// TTL is the TTL of records that carry none, of the SOA and of negative
 	// answers (default DefaultTTL).
 	TTL uint32
+	// MaxTTL caps every TTL served, records', the SOA's and negative
+	// answers' alike (default DefaultMaxTTL).
+	MaxTTL uint32
 	// Pods says how names under pod.<first zone> are answered (default
 	// PodsDisabled); see PodMode.
 	Pods PodMode
@@ -52,7 +60,8 @@ type Config struct {
 type Resolver struct {
 	zones    []*zone // longest first
 	prefix   string
-	ttl      uint32
+	ttl      uint32 // at most maxTTL
+	maxTTL   uint32
 	pods     PodMode
 	podZone  string // "pod.<first zone>", "" when the first zone is a reverse zone
 	nsAddrs  []netip.Addr
@@ -80,6 +89,10 @@ func New(cfg Config) (*Resolver, error) {
 	if r.ttl == 0 {
 		r.ttl = DefaultTTL
 	}
+	if r.maxTTL = cfg.MaxTTL; r.maxTTL == 0 {
+		r.maxTTL = DefaultMaxTTL
+	}
+	r.ttl = min(r.ttl, r.maxTTL)
 	zones, err := newZones(cfg.Zones)
 	if err != nil {
 		return nil, err

@@ -80,3 +80,46 @@ func TestConfiguredTTLAndPrefix(t *testing.T) {
 		},
 	})
 }
+
+func TestMaxTTL(t *testing.T) {
+	records := map[string]string{
+		"/skydns/local/cluster/svc/default/web/a1": `{"host":"10.96.0.1","port":80,"ttl":901209123}`,
+		"/skydns/local/cluster/short/a":            `{"host":"10.96.0.2","ttl":20}`,
+	}
+	snap := snapshottest.Build(t, "/skydns", records)
+	runCases(t, newResolver(t), snap, []testCase{
+		{
+			name:  "a record's TTL above an hour is served as an hour by default",
+			qname: "web.default.svc.cluster.local.", qtype: dns.TypeA,
+			answer: []string{"web.default.svc.cluster.local. 3600 IN A 10.96.0.1"},
+		},
+		{
+			name:  "and so is it in an SRV answer and its glue",
+			qname: "web.default.svc.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{"web.default.svc.cluster.local. 3600 IN SRV 10 100 80 a1.web.default.svc.cluster.local."},
+			extra:  []string{"a1.web.default.svc.cluster.local. 3600 IN A 10.96.0.1"},
+		},
+	})
+
+	capped, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}, TTL: 300, MaxTTL: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, capped, snap, []testCase{
+		{
+			name:  "a record's TTL is capped at the configured largest",
+			qname: "web.default.svc.cluster.local.", qtype: dns.TypeA,
+			answer: []string{"web.default.svc.cluster.local. 60 IN A 10.96.0.1"},
+		},
+		{
+			name:  "a TTL below the cap is kept",
+			qname: "short.cluster.local.", qtype: dns.TypeA,
+			answer: []string{"short.cluster.local. 20 IN A 10.96.0.2"},
+		},
+		{
+			name: "the SOA's TTL and minimum, the negative TTL, are capped too", qname: "nope.cluster.local.", qtype: dns.TypeA,
+			rcode: dns.RcodeNameError,
+			ns:    []string{"cluster.local. 60 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 60"},
+		},
+	})
+}

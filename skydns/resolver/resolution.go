@@ -112,7 +112,7 @@ func (res *resolution) storeName(lname string) string {
 }
 
 func (res *resolution) hdr(name string, rrtype uint16, ttl uint32) dns.RR_Header {
-	return dns.RR_Header{Name: name, Rrtype: rrtype, Class: dns.ClassINET, Ttl: ttl}
+	return dns.RR_Header{Name: name, Rrtype: rrtype, Class: dns.ClassINET, Ttl: min(ttl, res.r.maxTTL)}
 }
 
 func (res *resolution) ttl(e *snapshot.Entry) uint32 {
