@@ -28,6 +28,10 @@ import (
 const (
 	comparedNames   = 200
 	comparedChanges = 10
+	// scaledServices Services of scaledEndpoints endpoints each: the zone a
+	// node-local server holds in the memory and CPU figures.
+	scaledServices  = 10000
+	scaledEndpoints = 5
 	// raceLookups glibc lookups, in raceThreads threads, as fast as they
 	// go: the conntrack race of parallel A and AAAA queries.
 	raceLookups = 100000
@@ -47,8 +51,10 @@ type serverFigures struct {
 	kill         lookupSummary
 	raceService  lookupSummary
 	raceLocal    lookupSummary
-	insertFailed [2]int  // conntrack insert_failed during the Service and the node-local race
-	memory       []int64 // resident bytes per node, of every process of the server
+	insertFailed [2]int          // conntrack insert_failed during the Service and the node-local race
+	memory       []int64         // resident bytes per node, of every process of the server
+	cpu          []time.Duration // CPU time per node over the scaled lookups
+	scaledPass   []lookupSummary // per node: every scaled name once
 }
 
 // TestNodeLocalComparison measures deploy/node-local's skydns and CoreDNS
@@ -64,18 +70,22 @@ func TestNodeLocalComparison(t *testing.T) {
 	createService(t, c, "web")
 	names := createCompared(t, c, comparedNames)
 	writeNames(t, tools, "names.txt", names)
+	start := time.Now()
+	writeNames(t, tools, "scaled.txt", createScaled(t, c))
+	t.Logf("%d Services of %d endpoints created and answered on every node in %s", scaledServices, scaledEndpoints, time.Since(start).Round(time.Second))
 
 	skydns := measureServer(t, c, tools, "skydns", "skydns (deploy/node-local)", names, 1,
 		func(n cluster.Node) { killNodeLocal(t, c, n, "skydns-a") }, func() { rolloutNodeLocal(t, c) })
-	skydns.memory = nodeMemory(t, c, "--node-local-interface")
+	scaledPass(t, c, tools, "skydns", skydns, "--node-local-interface")
+	proxyMemory := nodeMemory(t, c, "grpc-proxy")
 
 	kubectl(t, c, nil, "-n", "kube-system", "delete", "daemonset", nodeLocalSet, "--wait=true")
 	deployNodeLocalCache(t, c)
 	coredns := measureServer(t, c, tools, "coredns", "CoreDNS as NodeLocal DNSCache", names, 2,
 		func(n cluster.Node) { killCacheOn(t, c, n) }, func() { rolloutCache(t, c) })
-	coredns.memory = nodeMemory(t, c, "/etc/coredns/Corefile")
+	scaledPass(t, c, tools, "coredns", coredns, "/etc/coredns/Corefile")
 
-	table := comparisonTable(c, []*serverFigures{skydns, coredns})
+	table := comparisonTable(c, []*serverFigures{skydns, coredns}, proxyMemory)
 	t.Log("\n" + table)
 	if err := os.WriteFile(filepath.Join(c.Cfg().RepoDir, "bench", "results", "node-local.md"), []byte(table), 0o644); err != nil {
 		t.Fatal(err)
@@ -251,6 +261,97 @@ func insertFailed(t *testing.T, n cluster.Node) int {
 			n, _ := strconv.Atoi(v)
 			total += n
 		}
+	}
+	return total
+}
+
+// createScaled makes scaledServices selectorless Services big-<i>, each
+// with an EndpointSlice of scaledEndpoints addresses, and returns their
+// names once every node's node-local address answers the last.
+func createScaled(t *testing.T, c *cluster.Cluster) []string {
+	t.Helper()
+	names := make([]string, scaledServices)
+	work := make(chan int)
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			for i := range work {
+				errs <- createBig(t, c, i)
+			}
+		}()
+	}
+	go func() {
+		for i := range scaledServices {
+			work <- i
+		}
+		close(work)
+	}()
+	for i := range scaledServices {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		names[i] = fmt.Sprintf("big-%d.default.svc.cluster.local.", i)
+	}
+	server := cluster.DNSPort(c.Cfg().Addresses().NodeLocalDNS)
+	for _, n := range c.Cfg().AllNodes() {
+		polltest.Every(t, 10*time.Minute, time.Second, "the last scaled name on "+n.Name, func() error {
+			_, err := exchangeOnNode(n, server, names[len(names)-1])
+			return err
+		})
+	}
+	return names
+}
+
+// createBig makes Service big-<i> and its EndpointSlice.
+func createBig(t *testing.T, c *cluster.Cluster, i int) error {
+	name := fmt.Sprintf("big-%d", i)
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+	}
+	if _, err := c.Client.CoreV1().Services("default").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	ready, port, portName := true, int32(80), "http"
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: name}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: &portName, Port: &port}},
+	}
+	for j := range scaledEndpoints {
+		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{
+			Addresses:  []string{fmt.Sprintf("10.%d.%d.%d", 100+j, i/250, i%250+1)},
+			Conditions: discoveryv1.EndpointConditions{Ready: &ready},
+		})
+	}
+	_, err := c.Client.DiscoveryV1().EndpointSlices("default").Create(t.Context(), slice, metav1.CreateOptions{})
+	return err
+}
+
+// scaledPass resolves every scaled name once from a pod on each node, and
+// records per node the server's resident memory after it and the CPU time
+// its processes (marked by marker) spent during it.
+func scaledPass(t *testing.T, c *cluster.Cluster, tools, tag string, f *serverFigures, marker string) {
+	t.Helper()
+	for i, n := range c.Cfg().AllNodes() {
+		before := nodeCPU(t, n, marker)
+		log := runLookups(t, c, tools, fmt.Sprintf("%s-scaled-%d", tag, i+1), n.Name, fmt.Sprintf("/tools/lookups @/tools/scaled.txt 0 %d", scaledServices))
+		f.cpu = append(f.cpu, nodeCPU(t, n, marker)-before)
+		f.scaledPass = append(f.scaledPass, parseLookups(t, log))
+	}
+	f.memory = nodeMemory(t, c, marker)
+}
+
+// nodeCPU sums the CPU time of node n's processes marked by marker.
+func nodeCPU(t *testing.T, n cluster.Node, marker string) time.Duration {
+	t.Helper()
+	var total time.Duration
+	for _, pid := range pidsOnNode(t, n, marker) {
+		cpu, err := proc.CPUTime(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += cpu
 	}
 	return total
 }
@@ -433,7 +534,7 @@ func podOfSetOn(t *testing.T, c *cluster.Cluster, set, node string) *corev1.Pod 
 }
 
 // comparisonTable is the Markdown of bench/results/node-local.md.
-func comparisonTable(c *cluster.Cluster, servers []*serverFigures) string {
+func comparisonTable(c *cluster.Cluster, servers []*serverFigures, proxyMemory []int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Node-local DNS: skydns and CoreDNS as NodeLocal DNSCache\n\n")
 	fmt.Fprintf(&b, "`make bench-node-local`, one run, %s, on a real cluster of %d nodes on this 2-core machine (%s).\n",
@@ -466,14 +567,28 @@ func comparisonTable(c *cluster.Cluster, servers []*serverFigures) string {
 	row("the same through the node-local address: failed / over 1 s / conntrack insert_failed", func(f *serverFigures) string {
 		return fmt.Sprintf("%s / %d", failures(f.raceLocal), f.insertFailed[1])
 	})
-	row("resident memory per node, every process of the server (MiB)", func(f *serverFigures) string {
+	scale := fmt.Sprintf("%d Services × %d endpoints", scaledServices, scaledEndpoints)
+	row(scale+": every name once from each node, p50 / p99 / max (node 1)", func(f *serverFigures) string { return latencies(f.scaledPass[0]) })
+	row(scale+": CPU of the server per node during that pass (s)", func(f *serverFigures) string {
 		var cells []string
-		for _, m := range f.memory {
-			cells = append(cells, fmt.Sprintf("%.0f", float64(m)/(1<<20)))
+		for _, d := range f.cpu {
+			cells = append(cells, fmt.Sprintf("%.2f", d.Seconds()))
 		}
 		return strings.Join(cells, " / ")
 	})
+	row(scale+": resident memory per node, every process of the server (MiB)", func(f *serverFigures) string { return mebibytes(f.memory) })
+	fmt.Fprintf(&b, "\nskydns's column counts both skydns of each node's pod. The zone reaches them through `kubesky-etcd-proxy` "+
+		"(etcd's grpc-proxy; resident memory of its pods, by node: %s MiB, 0 where none runs) and the shared etcd; "+
+		"CoreDNS's cache forwards misses to the `kube-dns` Service (the same skydns replicas, over TCP).\n", mebibytes(proxyMemory))
 	return b.String()
+}
+
+func mebibytes(bytes []int64) string {
+	var cells []string
+	for _, m := range bytes {
+		cells = append(cells, fmt.Sprintf("%.0f", float64(m)/(1<<20)))
+	}
+	return strings.Join(cells, " / ")
 }
 
 func serverNames(servers []*serverFigures) []string {
