@@ -113,7 +113,9 @@ func measureServer(t *testing.T, c *cluster.Cluster, tools, tag, name string, na
 	return f
 }
 
-// measuredLookupsOnNode is lookupsOnNode that records rather than fails.
+// measuredLookupsOnNode runs nodeLocalLookups glibc lookups of web at
+// nodeLocalRate a second from a pod on node, calls disrupt once they run,
+// and returns their summary.
 func measuredLookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) lookupSummary {
 	script := fmt.Sprintf("echo started; exec /tools/lookups web.default.svc.cluster.local %d %d", nodeLocalRate, nodeLocalLookups)
 	startToolPod(t, c, tools, name, node, script)

@@ -170,20 +170,12 @@ func (s lookupSummary) String() string {
 // lookupsOnNode runs nodeLocalLookups glibc lookups of web at
 // nodeLocalRate a second from a pod on node, calls disrupt once they run,
 // and fails the test if any failed or took over a second.
-func lookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) lookupSummary {
+func lookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) {
 	t.Helper()
-	script := fmt.Sprintf("echo started; exec /tools/lookups web.default.svc.cluster.local %d %d", nodeLocalRate, nodeLocalLookups)
-	startToolPod(t, c, tools, name, node, script)
-	waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "started") })
-	time.Sleep(2 * time.Second) // lookups before the disruption: a duration, not a wait for a condition
-	disrupt()
-	s := parseLookups(t, waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "END") }))
-	kubectl(t, c, nil, "delete", "pod", name, "--wait=false")
-	t.Logf("%s on %s: %s", t.Name(), node, s)
+	s := measuredLookupsOnNode(t, c, tools, name, node, disrupt)
 	if s.Failed != 0 || s.Slow != 0 {
 		t.Errorf("%d failed and %d over 1 s, want none:\n%s", s.Failed, s.Slow, s.problems)
 	}
-	return s
 }
 
 // checkAnsweredOnNode resolves a name from a pod on node n and checks that

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/miekg/dns"
@@ -112,14 +111,7 @@ func (f *Forwarder) askTCP(ctx context.Context, addr string, q *dns.Msg, p *peer
 // checkReply makes sure r, over DNS over TLS, answers q: a response to
 // the same question, whole.
 func checkReply(q, r *dns.Msg) error {
-	if !r.Response || r.Opcode != dns.OpcodeQuery || r.Truncated {
-		return errMismatch
-	}
-	if len(r.Question) != 1 {
-		return errMismatch
-	}
-	got, want := r.Question[0], q.Question[0]
-	if got.Qtype != want.Qtype || got.Qclass != want.Qclass || !strings.EqualFold(got.Name, want.Name) {
+	if r.Truncated || answersQuestion(q, r) != "" {
 		return errMismatch
 	}
 	return nil

@@ -166,6 +166,21 @@ func match(q *dns.Msg, addr, from netip.AddrPort, packet []byte, p *peer) (*dns.
 // not taken even for an error: forged, it would make the real answer
 // be dropped.
 func verify(q, r *dns.Msg, p *peer) string {
+	if why := answersQuestion(q, r); why != "" {
+		return why
+	}
+	if why := p.checkCookie(r); why != "" {
+		return why
+	}
+	if r.Question[0].Name != q.Question[0].Name {
+		return ignoredCase
+	}
+	return ""
+}
+
+// answersQuestion says why r is not a response to q's question, in any
+// case ("" when it is).
+func answersQuestion(q, r *dns.Msg) string {
 	if !r.Response || r.Opcode != dns.OpcodeQuery {
 		return ignoredMalformed
 	}
@@ -175,12 +190,6 @@ func verify(q, r *dns.Msg, p *peer) string {
 	got, want := r.Question[0], q.Question[0]
 	if got.Qtype != want.Qtype || got.Qclass != want.Qclass || !strings.EqualFold(got.Name, want.Name) {
 		return ignoredQuestion
-	}
-	if why := p.checkCookie(r); why != "" {
-		return why
-	}
-	if got.Name != want.Name {
-		return ignoredCase
 	}
 	return ""
 }
