@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultGCPercent is --gc-percent's default: a heap half again as big as
-// what is live (docs/bench-kube2sky.md has the measurements).
+// what is live (bench/results/kube2sky.md has the measurements).
 const DefaultGCPercent = 50
 
 // setGCPercent applies --gc-percent to the process; -1 leaves GOGC's

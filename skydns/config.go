@@ -149,7 +149,7 @@ type Config struct {
 }
 
 // DefaultGCPercent is --gc-percent's default: a heap a quarter above what
-// is live (docs/skydns.md#memory has the measurements).
+// is live (bench/results/skydns-memory.md has the measurements).
 const DefaultGCPercent = 25
 
 // DefaultConfig returns the settings the flags default to.
