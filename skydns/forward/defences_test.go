@@ -349,3 +349,30 @@ func TestCookies(t *testing.T) {
 		wantA(t, ask(t, f, "e.example.org.", dns.TypeA), "192.0.2.85", 300)
 	})
 }
+
+// TestAnEchoedClientCookieIsNoCookie checks that an upstream that does not
+// do cookies but echoes the OPT record it got, client cookie included (as
+// CoreDNS's hosts plugin does), is answered, while a client cookie alone
+// that is not ours is still ignored.
+func TestAnEchoedClientCookieIsNoCookie(t *testing.T) {
+	var forge atomic.Bool
+	up := startScripted(t, func(q *dns.Msg) []datagram {
+		m := realAnswer(q, "192.0.2.87")
+		c := cookieOf(q)[:16]
+		if forge.Load() {
+			c = "0123456789abcdef"
+		}
+		m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: c}}
+		return []datagram{{payload: pack(t, m)}}
+	})
+	cfg := testConfig(up.addr)
+	cfg.ForwardTimeout, cfg.ForwardDeadline = 200*time.Millisecond, 200*time.Millisecond
+	f, _, _ := testForwarder(t, cfg)
+	wantA(t, ask(t, f, "a.example.org.", dns.TypeA), "192.0.2.87", 300)
+	wantA(t, ask(t, f, "b.example.org.", dns.TypeA), "192.0.2.87", 300)
+	forge.Store(true)
+	wantRcode(t, ask(t, f, "c.example.org.", dns.TypeA), dns.RcodeServerFailure)
+	if got := value(f.metrics.ignored.WithLabelValues(ignoredCookie)); got != 1 {
+		t.Errorf("ignored for a wrong cookie: %v, want 1", got)
+	}
+}

@@ -70,6 +70,12 @@ func (p *peer) checkCookie(r *dns.Msg) string {
 	c := cookieOf(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if strings.EqualFold(c, p.client) {
+		// Our client cookie alone, echoed back with the rest of the OPT
+		// record by a server that does not do cookies (CoreDNS's hosts
+		// plugin does): no cookie.
+		c = ""
+	}
 	switch {
 	case c == "" && p.server != "":
 		return ignoredNoCookie
