@@ -12,10 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrAddressTaken is returned when the node-local address is on another
-// interface than the one named.
-var ErrAddressTaken = errors.New("address taken")
-
 // ensureAddr puts addr (/32 or /128, scope host) on link unless it is
 // there already; addr on any other interface is ErrAddressTaken.
 func ensureAddr(link netlink.Link, addr netip.Addr) error {

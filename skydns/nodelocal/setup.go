@@ -6,20 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
 )
-
-// Config says what Setup makes on the node.
-type Config struct {
-	// Interface holds the address (created if missing).
-	Interface string
-	// Addr is the node-local address and the DNS port.
-	Addr netip.AddrPort
-	// Notrack adds the nftables table that keeps DNS to and from Addr out
-	// of conntrack.
-	Notrack bool
-	Logger  *slog.Logger
-}
 
 // Setup makes sure the interface exists and is up, holds the address,
 // and (with Notrack) that the notrack table is in place. Running it again
