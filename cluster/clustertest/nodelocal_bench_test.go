@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,7 +81,7 @@ func TestNodeLocalComparison(t *testing.T) {
 	kubectl(t, c, nil, "-n", "kube-system", "delete", "daemonset", nodeLocalSet, "--wait=true")
 	deployNodeLocalCache(t, c)
 	coredns := measureServer(t, c, tools, "coredns", "CoreDNS as NodeLocal DNSCache", names, 2,
-		func(n cluster.Node) { killCacheOn(t, c, n) }, func() { rolloutCache(t, c) })
+		func(n cluster.Node) { killCacheOn(t, c, n) }, func() { rolloutDaemonSet(t, c, nodeLocalCacheSet) })
 	scaledPass(t, c, tools, "coredns", coredns, "/etc/coredns/Corefile")
 
 	table := comparisonTable(c, []*serverFigures{skydns, coredns}, proxyMemory)
@@ -457,47 +456,6 @@ spec:
 	waitDaemonSet(t, c, nodeLocalCacheSet)
 }
 
-// waitDaemonSet waits until the DaemonSet has one updated, available pod
-// on every node and no other.
-func waitDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
-	t.Helper()
-	polltest.Every(t, 5*time.Minute, apiPoll, "daemonset "+name+" rolled out", func() error {
-		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		s := ds.Status
-		if s.ObservedGeneration < ds.Generation || s.DesiredNumberScheduled != int32(c.Cfg().Nodes) || s.UpdatedNumberScheduled != s.DesiredNumberScheduled ||
-			s.NumberAvailable != s.DesiredNumberScheduled || s.CurrentNumberScheduled != s.DesiredNumberScheduled {
-			return fmt.Errorf("%d of %d updated, %d available", s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
-		}
-		pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: labelsOf(ds.Spec.Selector.MatchLabels)})
-		if err != nil {
-			return err
-		}
-		if len(pods.Items) != int(s.DesiredNumberScheduled) {
-			return fmt.Errorf("%d pods, want %d (old ones still stopping)", len(pods.Items), s.DesiredNumberScheduled)
-		}
-		return nil
-	})
-}
-
-func labelsOf(m map[string]string) string {
-	var out []string
-	for k, v := range m {
-		out = append(out, k+"="+v)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
-}
-
-// rolloutCache restarts the anchor's DaemonSet and waits for it.
-func rolloutCache(t *testing.T, c *cluster.Cluster) {
-	t.Helper()
-	kubectl(t, c, nil, "-n", "kube-system", "rollout", "restart", "daemonset/"+nodeLocalCacheSet)
-	waitDaemonSet(t, c, nodeLocalCacheSet)
-}
-
 // killCacheOn sends SIGKILL to the anchor's CoreDNS on node n and waits
 // until it is restarted and ready.
 func killCacheOn(t *testing.T, c *cluster.Cluster, n cluster.Node) {
@@ -506,33 +464,7 @@ func killCacheOn(t *testing.T, c *cluster.Cluster, n cluster.Node) {
 	if len(pids) != 1 {
 		t.Fatalf("CoreDNS on %s: pids %v, want one", n.Name, pids)
 	}
-	pod := podOfSetOn(t, c, nodeLocalCacheSet, n.Name)
-	restarts := restartCount(pod, "node-cache")
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	polltest.Every(t, 3*time.Minute, apiPoll, "CoreDNS on "+n.Name+" restarted and ready", func() error {
-		p := podOfSetOn(t, c, nodeLocalCacheSet, n.Name)
-		if restartCount(p, "node-cache") <= restarts || !containerReady(p, "node-cache") {
-			return fmt.Errorf("%d restarts, ready %v", restartCount(p, "node-cache"), containerReady(p, "node-cache"))
-		}
-		return nil
-	})
-}
-
-func podOfSetOn(t *testing.T, c *cluster.Cluster, set, node string) *corev1.Pod {
-	t.Helper()
-	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "k8s-app=" + set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pods.Items {
-		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
-			return &p
-		}
-	}
-	t.Fatalf("no %s pod on %s", set, node)
-	return nil
+	killAndWait(t, c, n, pids[0], "k8s-app="+nodeLocalCacheSet, "node-cache")
 }
 
 // comparisonTable is the Markdown of bench/results/node-local.md.

@@ -254,54 +254,72 @@ func getInNetNS(t *testing.T, netns, url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// rolloutNodeLocal restarts the DaemonSet (kubectl rollout restart) and
-// waits until every node runs one updated, ready pod and no old one.
+// rolloutNodeLocal restarts the node-local DaemonSet (kubectl rollout
+// restart) and waits until every node runs one updated, ready pod and no
+// old one.
 func rolloutNodeLocal(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	start := time.Now()
-	kubectl(t, c, nil, "-n", "kube-system", "rollout", "restart", "daemonset/"+nodeLocalSet)
-	polltest.Every(t, 5*time.Minute, apiPoll, "the node-local rollout", func() error {
-		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), nodeLocalSet, metav1.GetOptions{})
+	rolloutDaemonSet(t, c, nodeLocalSet)
+	t.Logf("rollout of %d nodes done in %s", c.Cfg().Nodes, time.Since(start).Round(100*time.Millisecond))
+}
+
+// waitDaemonSet waits until the DaemonSet has one updated, available pod
+// on every node and no other.
+func waitDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
+	t.Helper()
+	polltest.Every(t, 5*time.Minute, apiPoll, "daemonset "+name+" rolled out", func() error {
+		ds, err := c.Client.AppsV1().DaemonSets("kube-system").Get(t.Context(), name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		s := ds.Status
-		if s.ObservedGeneration < ds.Generation || s.UpdatedNumberScheduled != s.DesiredNumberScheduled ||
+		if s.ObservedGeneration < ds.Generation || s.DesiredNumberScheduled != int32(c.Cfg().Nodes) || s.UpdatedNumberScheduled != s.DesiredNumberScheduled ||
 			s.NumberAvailable != s.DesiredNumberScheduled || s.CurrentNumberScheduled != s.DesiredNumberScheduled {
 			return fmt.Errorf("%d of %d updated, %d available", s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
 		}
-		pods := nodeLocalPods(t, c)
-		if int32(len(pods)) != s.DesiredNumberScheduled {
-			return fmt.Errorf("%d node-local pods, want %d (old ones still stopping)", len(pods), s.DesiredNumberScheduled)
+		pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(ds.Spec.Selector)})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) != int(s.DesiredNumberScheduled) {
+			return fmt.Errorf("%d pods, want %d (old ones still stopping)", len(pods.Items), s.DesiredNumberScheduled)
 		}
 		return nil
 	})
-	t.Logf("rollout of %d nodes done in %s", c.Cfg().Nodes, time.Since(start).Round(100*time.Millisecond))
 }
 
-func nodeLocalPods(t *testing.T, c *cluster.Cluster) []corev1.Pod {
+// rolloutDaemonSet restarts the DaemonSet name (kubectl rollout restart)
+// and waits for it.
+func rolloutDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
 	t.Helper()
-	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=node-local"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods.Items
+	kubectl(t, c, nil, "-n", "kube-system", "rollout", "restart", "daemonset/"+name)
+	waitDaemonSet(t, c, name)
 }
+
+// nodeLocalSelector selects the node-local DaemonSet's pods.
+const nodeLocalSelector = "app.kubernetes.io/component=node-local"
 
 // killNodeLocal sends SIGKILL to container's skydns on node n, as the
 // kernel's OOM killer would, and waits until the kubelet has restarted it
 // and it is ready again.
 func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node, container string) {
 	t.Helper()
-	pod := nodeLocalPodOn(t, c, n.Name)
-	restarts := restartCount(pod, container)
-	pid := nodeLocalPID(t, n, nodeLocalContainers[container])
+	killAndWait(t, c, n, nodeLocalPID(t, n, nodeLocalContainers[container]), nodeLocalSelector, container)
+}
+
+// killAndWait sends SIGKILL to pid, container's process in the pod
+// selected by selector on node n, and waits until the kubelet has
+// restarted the container and it is ready again.
+func killAndWait(t *testing.T, c *cluster.Cluster, n cluster.Node, pid int, selector, container string) {
+	t.Helper()
+	restarts := restartCount(podOn(t, c, selector, n.Name), container)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill -9 %d (%s on %s): %v", pid, container, n.Name, err)
 	}
 	start := time.Now()
 	polltest.Every(t, 3*time.Minute, apiPoll, container+" on "+n.Name+" restarted and ready", func() error {
-		p := nodeLocalPodOn(t, c, n.Name)
+		p := podOn(t, c, selector, n.Name)
 		if restartCount(p, container) <= restarts || !containerReady(p, container) {
 			return fmt.Errorf("%s: %d restarts, ready %v", container, restartCount(p, container), containerReady(p, container))
 		}
@@ -310,14 +328,20 @@ func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node, container s
 	t.Logf("kill -9 of %s (pid %d) on %s: restarted and ready %s later", container, pid, n.Name, time.Since(start).Round(100*time.Millisecond))
 }
 
-func nodeLocalPodOn(t *testing.T, c *cluster.Cluster, node string) *corev1.Pod {
+// podOn returns the pod in kube-system selected by selector on node that
+// is not being deleted.
+func podOn(t *testing.T, c *cluster.Cluster, selector, node string) *corev1.Pod {
 	t.Helper()
-	for _, p := range nodeLocalPods(t, c) {
+	pods, err := c.Client.CoreV1().Pods("kube-system").List(t.Context(), metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
 		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
 			return &p
 		}
 	}
-	t.Fatalf("no node-local pod on %s", node)
+	t.Fatalf("no pod %s on %s", selector, node)
 	return nil
 }
 
