@@ -93,7 +93,7 @@ func DefaultConfig() Config {
 		GCPercent:     DefaultGCPercent,
 		probeInterval: 2 * time.Second,
 		serviceChunk:  serviceChunk,
-		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled},
+		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
 	}
 }
 

@@ -37,7 +37,8 @@ type Controller struct {
 	services  *serviceGroups
 	pods      *podGroups
 	hosts     *hostsGroup
-	kubeDNS   *kubeDNSGroup // nil without --kube-dns-configmap
+	kubeDNS   *kubeDNSGroup    // nil without --kube-dns-configmap
+	names     *nameServerGroup // nil without --dns-service
 
 	// fullMu is held for writing by a full reconcile and for reading by each
 	// Service reconcile, so that the two never interleave.
@@ -113,9 +114,15 @@ func (c *Controller) addGroups() error {
 	if c.hosts, err = newHostsGroup(c.kube, &c.informers, c.cfg, c.metrics, c.log, c.changed); err != nil {
 		return err
 	}
+	if c.names, err = newNameServerGroup(c.services, c.cfg, c.log, c.changed); err != nil {
+		return err
+	}
 	c.groups[kindService], c.groups[kindPod], c.groups[kindHosts] = c.services, c.pods, c.hosts
 	if c.kubeDNS != nil {
 		c.groups[kindKubeDNS] = c.kubeDNS
+	}
+	if c.names != nil {
+		c.groups[kindNameServer] = c.names
 	}
 	return nil
 }

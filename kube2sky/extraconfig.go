@@ -36,12 +36,17 @@ type ExtraRecords struct {
 	// format (stubDomains, upstreamNameservers) written as skydns's stub
 	// domains and upstreams; "" for none.
 	KubeDNSConfigMap string
+	// DNSService is the "namespace/name" of the Service pods send DNS to;
+	// its cluster IPs are written as the zone's name servers (dns/ns/nsN),
+	// the addresses of the apex NS names. "" writes none.
+	DNSService string
 }
 
 func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
 	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
 	fs.StringVar(&e.KubeDNSConfigMap, "kube-dns-configmap", e.KubeDNSConfigMap, "namespace/name of a ConfigMap in kube-dns's format (stubDomains, upstreamNameservers; usually kube-system/kube-dns) written as skydns's stub domains and upstreams (live)")
+	fs.StringVar(&e.DNSService, "dns-service", e.DNSService, "namespace/name of the cluster DNS Service, whose cluster IPs are written as the zone's name servers (dns/ns/ns1...), the addresses of the apex NS (\"\": none; live)")
 	fs.StringVar(&e.HostsDomain, "hosts-domain", e.HostsDomain, "also write the host names under this domain (skydns must serve it: --zone)")
 }
 
@@ -54,13 +59,16 @@ func (e ExtraRecords) validate(zone string) error {
 		errs = append(errs, fmt.Errorf("--pod-records: %q must be disabled, insecure or verified", e.PodRecords))
 	}
 	if e.HostsConfigMap != "" {
-		if _, _, err := splitConfigMapRef(e.HostsConfigMap); err != nil {
+		if _, _, err := splitObjectRef(e.HostsConfigMap); err != nil {
 			errs = append(errs, fmt.Errorf("--hosts-configmap: %w", err))
 		}
 	}
-	if e.KubeDNSConfigMap != "" {
-		if _, _, err := splitConfigMapRef(e.KubeDNSConfigMap); err != nil {
-			errs = append(errs, fmt.Errorf("--kube-dns-configmap: %w", err))
+	for _, f := range []struct{ flag, ref string }{{"--kube-dns-configmap", e.KubeDNSConfigMap}, {"--dns-service", e.DNSService}} {
+		if f.ref == "" {
+			continue
+		}
+		if _, _, err := splitObjectRef(f.ref); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.flag, err))
 		}
 	}
 	return errors.Join(append(errs, e.validateDomain(zone))...)
@@ -85,8 +93,8 @@ func (e ExtraRecords) validateDomain(zone string) error {
 	return nil
 }
 
-// splitConfigMapRef splits "namespace/name" and checks both parts.
-func splitConfigMapRef(ref string) (namespace, name string, err error) {
+// splitObjectRef splits "namespace/name" and checks both parts.
+func splitObjectRef(ref string) (namespace, name string, err error) {
 	namespace, name, ok := strings.Cut(ref, "/")
 	if !ok || len(validation.IsDNS1123Label(namespace)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
 		return "", "", fmt.Errorf("%q must be namespace/name", ref)

@@ -14,11 +14,12 @@ import (
 type groupKind uint8
 
 const (
-	kindZone    groupKind = iota // the zone itself: dns-version, and owned keys no other group explains
-	kindService                  // one Service: services.go
-	kindHosts                    // every host record and its PTRs: hostsmap.go
-	kindKubeDNS                  // the kube-dns ConfigMap's stub domains and upstreams: kubednsmap.go
-	kindPod                      // one pod address: pods.go
+	kindZone       groupKind = iota // the zone itself: dns-version, and owned keys no other group explains
+	kindService                     // one Service: services.go
+	kindHosts                       // every host record and its PTRs: hostsmap.go
+	kindKubeDNS                     // the kube-dns ConfigMap's stub domains and upstreams: kubednsmap.go
+	kindNameServer                  // the DNS Service's addresses as the zone's name servers: nameserver.go
+	kindPod                         // one pod address: pods.go
 )
 
 // groupKey is what the work queue holds: a group of keys reconciled
@@ -46,6 +47,8 @@ func (k groupKey) String() string {
 		return "hosts"
 	case kindKubeDNS:
 		return "kube-dns"
+	case kindNameServer:
+		return "name-servers"
 	}
 	return "zone"
 }
@@ -119,8 +122,9 @@ func entryKeys(entries []records.Entry) []string {
 	return keys
 }
 
-// group returns the implementation of a kind; nil for the zone, or for the
-// kube-dns ConfigMap without --kube-dns-configmap.
+// group returns the implementation of a kind; nil for the zone, for the
+// kube-dns ConfigMap without --kube-dns-configmap and for the name servers
+// without --dns-service.
 func (c *Controller) group(kind groupKind) recordGroup {
 	return c.groups[kind]
 }

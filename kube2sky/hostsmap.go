@@ -53,7 +53,7 @@ func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *m
 	if cfg.HostsConfigMap == "" {
 		return g, nil
 	}
-	ns, name, err := splitConfigMapRef(cfg.HostsConfigMap)
+	ns, name, err := splitObjectRef(cfg.HostsConfigMap)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 	if cfg.KubeDNSConfigMap == "" {
 		return nil, nil
 	}
-	ns, name, err := splitConfigMapRef(cfg.KubeDNSConfigMap)
+	ns, name, err := splitObjectRef(cfg.KubeDNSConfigMap)
 	if err != nil {
 		return nil, err
 	}

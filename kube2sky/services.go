@@ -254,3 +254,30 @@ func splitServiceKey(name string) (namespace, svc string) {
 	namespace, svc, _ = strings.Cut(name, "/")
 	return namespace, svc
 }
+
+// onChange calls fn whenever the Service called name ("namespace/name")
+// is added, changed or deleted after the informer's first list.
+func (g *serviceGroups) onChange(name string, fn func()) error {
+	match := func(obj any) bool {
+		s, ok := unwrapTombstone(obj).(*serviceObject)
+		return ok && s.svc.Key() == name
+	}
+	_, err := g.services.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial && match(obj) {
+				fn()
+			}
+		},
+		UpdateFunc: func(_, newObj any) {
+			if match(newObj) {
+				fn()
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if match(obj) {
+				fn()
+			}
+		},
+	})
+	return err
+}

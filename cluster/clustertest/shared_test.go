@@ -30,7 +30,8 @@ const (
 // name about 20 times a second and Services change 10 times a second,
 // deletes the etcd leader, then the kube2sky leader, then a skydns pod. No
 // lookup may fail, and every change the API server acknowledged must be in
-// DNS within maxPropagation.
+// DNS within maxPropagation. Before that, it checks the zone's name server
+// and runs kubesky explain against the cluster (explain_test.go).
 func TestSharedEtcdTopology(t *testing.T) {
 	c := startCluster(t, cluster.TopologyShared)
 	t.Run("kubectl kustomize renders the objects deploy.SharedEtcd reads", func(t *testing.T) {
@@ -51,6 +52,12 @@ func TestSharedEtcdTopology(t *testing.T) {
 	})
 	t.Run("etcd serves TLS and wants a client certificate", func(t *testing.T) {
 		checkEtcdTLS(t, c)
+	})
+	t.Run("the zone apex's NS is the kube-dns Service's address", func(t *testing.T) {
+		checkNameServer(t, c)
+	})
+	t.Run("kubesky explain traces each kind of name, every replica current", func(t *testing.T) {
+		checkExplain(t, c)
 	})
 	t.Run("etcd leader, kube2sky leader and a skydns pod deleted under load and churn", func(t *testing.T) {
 		disruptUnderLoad(t, c)

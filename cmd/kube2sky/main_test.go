@@ -67,6 +67,7 @@ func TestABadFlagExitsWithStatus2AndOneLine(t *testing.T) {
 		{"a positional argument", []string{"extra"}, nil, `unexpected argument "extra"`},
 		{"an unknown log format", []string{"--log-format=yaml"}, nil, "--log-format"},
 		{"a kube-dns ConfigMap without a namespace", []string{"--kube-dns-configmap=kube-dns"}, nil, "--kube-dns-configmap"},
+		{"a DNS Service without a namespace", []string{"--dns-service=kube-dns"}, nil, "--dns-service"},
 		{"a missing etcd client certificate", []string{"--etcd-certfile=/nonexistent/cert.pem", "--etcd-keyfile=/nonexistent/key.pem"}, nil, "--etcd-certfile: open /nonexistent/cert.pem"},
 		{"an etcd client certificate that is not PEM", []string{"--etcd-certfile=" + notPEM, "--etcd-keyfile=" + notPEM}, nil, "--etcd-certfile " + notPEM},
 		{"an etcd CA file without a certificate", []string{"--etcd-cafile=" + notPEM}, nil, "--etcd-cafile: " + notPEM + " holds no PEM certificate"},
