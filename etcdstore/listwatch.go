@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -52,9 +53,19 @@ type ListWatcher struct {
 	PageSize int64
 	// RequestTimeout is each list request's deadline (default 5s).
 	RequestTimeout time.Duration
-	// ProbeInterval is how often etcd's reachability is checked while the
-	// watch is quiet (default 2s).
+	// ProbeInterval is how long the watch may stay silent before etcd's
+	// reachability is checked with a probe (default 2s). The watch asks
+	// for progress notifications, so any watch response (events or a
+	// progress notification) confirms the mirror current and puts the
+	// probe off: under churn, or with etcd's
+	// --watch-progress-notify-interval below ProbeInterval, no probe is
+	// sent at all.
 	ProbeInterval time.Duration
+	// RelistJitter spreads the re-lists after a compaction: the list waits
+	// a random time in [0, RelistJitter) first, so thousands of readers
+	// whose revision was compacted at once do not list together (default
+	// 2s; negative lists at once).
+	RelistJitter time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
 	OnUpdate func(contract.Update)
 	// OnState receives every change of State, Confirmed's included (at
@@ -85,8 +96,10 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 		err := lw.watch(ctx)
 		switch {
 		case errors.Is(err, rpctypes.ErrCompacted):
-			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision)
+			wait := lw.relistDelay()
+			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "after", wait)
 			lw.revision = 0
+			sleepCtx(ctx, wait)
 		case errors.Is(err, errOtherCluster):
 			lw.Logger.Warn("a different etcd cluster answers at the endpoints; listing it again", "prefix", lw.Prefix, "err", err)
 			lw.revision = 0
@@ -109,6 +122,9 @@ func (lw *ListWatcher) defaults() {
 	}
 	if lw.ProbeInterval <= 0 {
 		lw.ProbeInterval = 2 * time.Second
+	}
+	if lw.RelistJitter == 0 {
+		lw.RelistJitter = 2 * time.Second
 	}
 	if lw.Logger == nil {
 		lw.Logger = slog.New(slog.DiscardHandler)
@@ -143,10 +159,12 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 	defer cancel()
 	opened := make(chan clientv3.WatchChan, 1) // buffered: the opener never blocks on it
 	from := lw.revision + 1
-	go func() { opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from)) }()
+	go func() {
+		opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+	}()
 	var ch clientv3.WatchChan // nil, so never ready, until the watch is open
-	probe := time.NewTicker(lw.ProbeInterval)
-	defer probe.Stop()
+	silence := time.NewTimer(lw.ProbeInterval)
+	defer silence.Stop()
 	for {
 		select {
 		case ch = <-opened:
@@ -157,10 +175,12 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 			if err := lw.handle(resp); err != nil {
 				return err
 			}
-		case <-probe.C:
+			silence.Reset(lw.ProbeInterval)
+		case <-silence.C:
 			if err := lw.probe(ctx); err != nil {
 				return err
 			}
+			silence.Reset(lw.ProbeInterval)
 		case <-ctx.Done():
 			return nil
 		}
@@ -203,9 +223,11 @@ func convertEvent(ev *clientv3.Event) contract.Event {
 // probe checks that etcd answers, and that it is the cluster listed; the
 // client's watch retries silently while the server is away, so without it
 // an outage would go unnoticed. Only a different cluster is an error: the
-// watch must stop and the prefix be listed again.
+// watch must stop and the prefix be listed again. It counts the one key
+// named like the prefix, not the keys under it: a count of the prefix
+// walks etcd's whole index of it, and the header is all the probe needs.
 func (lw *ListWatcher) probe(ctx context.Context) error {
-	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
+	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly())
 	switch {
 	case err == nil:
 		if err := lw.sameCluster(resp.Header); err != nil {
@@ -249,6 +271,27 @@ func (lw *ListWatcher) disconnected(err error) {
 	}
 	lw.state.Err = err
 	lw.OnState(lw.state)
+}
+
+// relistDelay is the random wait before a re-list after a compaction.
+func (lw *ListWatcher) relistDelay() time.Duration {
+	if lw.RelistJitter <= 0 {
+		return 0
+	}
+	return rand.N(lw.RelistJitter)
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (lw *ListWatcher) setState(s State) {
