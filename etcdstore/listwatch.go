@@ -134,20 +134,36 @@ func (lw *ListWatcher) defaults() {
 	}
 }
 
-// list reads the whole prefix at one revision, page by page.
+// list reads the whole prefix at one revision, page by page. A failed page
+// is retried from where it stopped, at the same revision, up to
+// pageRetries times: under load (thousands of readers listing at once) a
+// list that started over at every failed page would never end. A
+// compacted revision starts the list over.
 func (lw *ListWatcher) list(ctx context.Context) error {
 	var events []contract.Event
-	header, err := Scan(ctx, lw.Source, lw.Prefix, lw.PageSize, lw.RequestTimeout, func(kv *mvccpb.KeyValue) {
+	keep := func(kv *mvccpb.KeyValue) {
 		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
-	})
-	if err != nil {
-		return err
 	}
-	lw.revision, lw.clusterID = header.Revision, header.ClusterId
-	lw.OnUpdate(contract.Update{Revision: header.Revision, Full: true, Events: events})
+	p := &pages{kv: lw.Source, name: lw.Prefix, from: lw.Prefix, end: clientv3.GetPrefixRangeEnd(lw.Prefix), size: lw.PageSize, timeout: lw.RequestTimeout}
+	backoff := NewBackoff(100*time.Millisecond, lw.RequestTimeout)
+	for retry := 0; ; retry++ {
+		err := p.read(ctx, keep)
+		if err == nil {
+			break
+		}
+		if retry == pageRetries || p.first == nil || errors.Is(err, rpctypes.ErrCompacted) || !backoff.Wait(ctx) {
+			return err
+		}
+		lw.Logger.Debug("list page failed, retrying it", "prefix", lw.Prefix, "from", p.from, "err", err)
+	}
+	lw.revision, lw.clusterID = p.first.Revision, p.first.ClusterId
+	lw.OnUpdate(contract.Update{Revision: p.first.Revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
+
+// pageRetries bounds the retries of failed pages within one list.
+const pageRetries = 5
 
 // watch follows the prefix from the revision after the last one delivered
 // until the stream breaks. It returns rpctypes.ErrCompacted when that

@@ -28,6 +28,7 @@ type options struct {
 	readers        []int
 	proxies        int
 	perClient      int
+	startRate      int
 	services       int
 	endpoints      int
 	rate           int
@@ -79,6 +80,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.out, "out", "bench/results/fan-out.md", "the markdown report")
 	fs.IntVar(&o.proxies, "proxies", 2, "grpc-proxies in the proxied runs (0: no proxied runs)")
 	fs.IntVar(&o.perClient, "readers-per-client", 1, "readers sharing one etcd client (one gRPC connection)")
+	fs.IntVar(&o.startRate, "start-rate", 50, "readers started per second")
 	fs.IntVar(&o.services, "services", 10000, "Services in the simulated cluster")
 	fs.IntVar(&o.endpoints, "endpoints", 5, "endpoints per Service")
 	fs.IntVar(&o.rate, "rate", 100, "Service changes (Txns) per second")
@@ -111,6 +113,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--proxies %d: want 0 or more", o.proxies)
 	case o.perClient < 1:
 		return fmt.Errorf("--readers-per-client %d: want 1 or more", o.perClient)
+	case o.startRate < 1 || o.startRate > 10000:
+		return fmt.Errorf("--start-rate %d: want 1 to 10000", o.startRate)
 	case o.services < headlessN:
 		return fmt.Errorf("--services %d: want at least %d", o.services, headlessN)
 	case o.endpoints < 1:

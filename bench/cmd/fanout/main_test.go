@@ -24,6 +24,7 @@ func TestOptionsSayWhichFlagIsWrong(t *testing.T) {
 		{"--proxies -1", "--proxies"},
 		{"--readers-per-client 0", "--readers-per-client"},
 		{"--rate 0", "--rate"},
+		{"--start-rate 0", "--start-rate"},
 		{"--services 3", "--services"},
 		{"--etcd /nonexistent/etcd", "--etcd"},
 	} {

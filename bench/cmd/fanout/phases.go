@@ -110,7 +110,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
 	start := time.Now()
-	f, err := startFleet(r.setup.readers, r.setup.perClient, endpointsOf, r.opts.jitter, r.track)
+	f, err := startFleet(r.setup.readers, r.setup.perClient, r.opts.startRate, endpointsOf, r.opts.jitter, r.track)
 	if err != nil {
 		return err
 	}

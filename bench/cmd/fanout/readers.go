@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 // reader is one simulated skydns: etcdstore's ListWatcher, keeping per
@@ -60,20 +61,24 @@ func (r *reader) onState(s etcdstore.State) {
 }
 
 // fleet is W readers sharing clients, readersPerClient to each, and the
-// watch gate that can cut them all off from etcd at once.
+// gates that can cut them all off from etcd at once.
 type fleet struct {
 	readers []*reader
 	clients []*clientv3.Client
-	gates   []*gate
+	gates   []*etcdtest.Gate
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
 }
 
-// startFleet starts n readers; reader i's client talks to endpointsOf(i).
-func startFleet(n, readersPerClient int, endpointsOf func(client int) []string, jitter time.Duration, track *tracker) (*fleet, error) {
+// startFleet starts n readers, perSecond a second (as a DaemonSet rolls
+// out); a client c talks to endpointsOf(c).
+func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int) []string, jitter time.Duration, track *tracker) (*fleet, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{cancel: cancel}
+	pace := time.NewTicker(time.Second / time.Duration(perSecond))
+	defer pace.Stop()
 	for i := range n {
+		<-pace.C
 		if i%readersPerClient == 0 {
 			c, err := newClient(endpointsOf(len(f.clients)))
 			if err != nil {
@@ -81,7 +86,7 @@ func startFleet(n, readersPerClient int, endpointsOf func(client int) []string, 
 				return nil, err
 			}
 			f.clients = append(f.clients, c)
-			f.gates = append(f.gates, &gate{Client: c})
+			f.gates = append(f.gates, &etcdtest.Gate{Client: c})
 		}
 		r := &reader{id: i, track: track}
 		f.readers = append(f.readers, r)
@@ -116,13 +121,13 @@ func (f *fleet) sum(of func(*reader) int64) int64 {
 
 func (f *fleet) hold() {
 	for _, g := range f.gates {
-		g.hold()
+		g.Hold()
 	}
 }
 
 func (f *fleet) release() {
 	for _, g := range f.gates {
-		g.release()
+		g.Release()
 	}
 }
 
@@ -132,54 +137,5 @@ func (f *fleet) stop() {
 	f.done.Wait()
 	for _, c := range f.clients {
 		c.Close()
-	}
-}
-
-// gate is a client whose watches can be cut off: hold ends every open
-// watch and makes new ones wait, without events, until release. It stands
-// for the readers' nodes losing etcd while changes are made and compacted.
-type gate struct {
-	*clientv3.Client
-	mu      sync.Mutex
-	held    chan struct{}
-	cancels []context.CancelFunc
-}
-
-func (g *gate) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
-	g.mu.Lock()
-	if held := g.held; held != nil {
-		g.mu.Unlock()
-		ch := make(chan clientv3.WatchResponse)
-		go func() {
-			select {
-			case <-held:
-			case <-ctx.Done():
-			}
-			close(ch)
-		}()
-		return ch
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	g.cancels = append(g.cancels, cancel)
-	g.mu.Unlock()
-	return g.Client.Watch(ctx, key, opts...)
-}
-
-func (g *gate) hold() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.held = make(chan struct{})
-	for _, cancel := range g.cancels {
-		cancel()
-	}
-	g.cancels = nil
-}
-
-func (g *gate) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.held != nil {
-		close(g.held)
-		g.held = nil
 	}
 }
