@@ -61,6 +61,15 @@ type ListWatcher struct {
 	// --watch-progress-notify-interval below ProbeInterval, no probe is
 	// sent at all.
 	ProbeInterval time.Duration
+	// StallAfter is how long a watch may deliver nothing, not even a
+	// progress notification, while etcd answers probes, before it is
+	// taken as stalled and opened again (default 5 × ProbeInterval; at
+	// least 3 times the gap seen between two progress notifications). It
+	// applies only once two progress notifications have been seen: etcd
+	// sends them at its --watch-progress-notify-interval (10 minutes
+	// unless set). A grpc-proxy can leave a watch silent for good: a new
+	// watch may join a coalesced upstream watch that a compaction ended.
+	StallAfter time.Duration
 	// RelistJitter spreads the re-lists after a compaction: the list waits
 	// a random time in [0, RelistJitter) first, so thousands of readers
 	// whose revision was compacted at once do not list together (default
@@ -73,13 +82,19 @@ type ListWatcher struct {
 	OnState func(State)
 	Logger  *slog.Logger
 
-	state     State
-	revision  int64  // last revision delivered
-	clusterID uint64 // the etcd cluster that revision belongs to
+	state         State
+	revision      int64         // last revision delivered
+	clusterID     uint64        // the etcd cluster that revision belongs to
+	progressAt    time.Time     // when the last progress notification arrived
+	progressEvery time.Duration // the gap between the last two; 0 until two arrived
 }
 
-// errOtherCluster says that the etcd answering is not the cluster listed.
-var errOtherCluster = errors.New("a different etcd cluster answers")
+var (
+	// errOtherCluster says that the etcd answering is not the cluster listed.
+	errOtherCluster = errors.New("a different etcd cluster answers")
+	// errStalled says that the watch went silent while etcd answers.
+	errStalled = errors.New("the watch delivered nothing while etcd answered")
+)
 
 // Run lists and watches until ctx ends; it returns ctx's error.
 func (lw *ListWatcher) Run(ctx context.Context) error {
@@ -100,6 +115,8 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "after", wait)
 			lw.revision = 0
 			sleepCtx(ctx, wait)
+		case errors.Is(err, errStalled):
+			lw.Logger.Warn("watch stalled, opening it again", "prefix", lw.Prefix, "revision", lw.revision, "silent", lw.StallAfter)
 		case errors.Is(err, errOtherCluster):
 			lw.Logger.Warn("a different etcd cluster answers at the endpoints; listing it again", "prefix", lw.Prefix, "err", err)
 			lw.revision = 0
@@ -122,6 +139,9 @@ func (lw *ListWatcher) defaults() {
 	}
 	if lw.ProbeInterval <= 0 {
 		lw.ProbeInterval = 2 * time.Second
+	}
+	if lw.StallAfter <= 0 {
+		lw.StallAfter = 5 * lw.ProbeInterval
 	}
 	if lw.RelistJitter == 0 {
 		lw.RelistJitter = 2 * time.Second
@@ -181,6 +201,7 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 	var ch clientv3.WatchChan // nil, so never ready, until the watch is open
 	silence := time.NewTimer(lw.ProbeInterval)
 	defer silence.Stop()
+	lastResponse := time.Now()
 	for {
 		select {
 		case ch = <-opened:
@@ -191,10 +212,14 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 			if err := lw.handle(resp); err != nil {
 				return err
 			}
+			lastResponse = time.Now()
 			silence.Reset(lw.ProbeInterval)
 		case <-silence.C:
 			if err := lw.probe(ctx); err != nil {
 				return err
+			}
+			if lw.stalled(time.Since(lastResponse)) {
+				return errStalled
 			}
 			silence.Reset(lw.ProbeInterval)
 		case <-ctx.Done():
@@ -213,6 +238,9 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	}
 	if err := lw.sameCluster(&resp.Header); err != nil {
 		return err
+	}
+	if resp.IsProgressNotify() {
+		lw.progressed(time.Now())
 	}
 	lw.connected()
 	for start := 0; start < len(resp.Events); {
@@ -287,6 +315,20 @@ func (lw *ListWatcher) disconnected(err error) {
 	}
 	lw.state.Err = err
 	lw.OnState(lw.state)
+}
+
+// progressed records a progress notification's arrival.
+func (lw *ListWatcher) progressed(now time.Time) {
+	if !lw.progressAt.IsZero() {
+		lw.progressEvery = now.Sub(lw.progressAt)
+	}
+	lw.progressAt = now
+}
+
+// stalled says whether a watch silent for so long while etcd answers is
+// stalled (see StallAfter).
+func (lw *ListWatcher) stalled(silent time.Duration) bool {
+	return lw.progressEvery > 0 && lw.state.Connected && silent > max(lw.StallAfter, 3*lw.progressEvery)
 }
 
 // relistDelay is the random wait before a re-list after a compaction.

@@ -412,3 +412,59 @@ func runListWatcher(t *testing.T, lw *etcdstore.ListWatcher) {
 	go func() { defer close(done); _ = lw.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
+
+// stallingSource is an etcd client whose next watch can be made silent:
+// stallNextWatch ends the open watch, and the one opened after it delivers
+// nothing, as a watch that joined a dead coalesced watch in a grpc-proxy.
+type stallingSource struct {
+	*clientv3.Client
+	mu        sync.Mutex
+	cancel    context.CancelFunc // ends the open watch
+	stallNext bool
+}
+
+func (s *stallingSource) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stallNext {
+		s.stallNext = false
+		silent := make(chan clientv3.WatchResponse)
+		go func() { <-ctx.Done(); close(silent) }()
+		return silent
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	return s.Client.Watch(ctx, key, opts...)
+}
+
+func (s *stallingSource) stallNextWatch() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stallNext = true
+	s.cancel()
+}
+
+// TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen: after
+// progress notifications have been seen, a watch that delivers nothing
+// while etcd answers probes is opened again, and the change it missed
+// arrives.
+func TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen(t *testing.T) {
+	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
+	srv.Put(t, "/skydns/a", "1")
+	src := &stallingSource{Client: srv.Client}
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
+		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	srv.Put(t, "/other/key", "moves etcd's revision to the watch's start")
+	_, synced, _ := rec.snapshot()
+	polltest.True(t, "progress notifications", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Confirmed.Sub(synced.Confirmed) > 300*time.Millisecond
+	})
+
+	src.stallNextWatch()
+	srv.Put(t, "/skydns/a", "2")
+	polltest.True(t, "the change made while the watch was silent", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
+}

@@ -99,7 +99,8 @@ func (c *cluster) startProxies(ctx context.Context, n int) error {
 		}
 		p := &server{name: fmt.Sprintf("proxy%d", i), url: localURL(port)}
 		p.argv = []string{"grpc-proxy", "start", "--endpoints", strings.Join(c.memberURLs(), ","),
-			"--listen-addr", fmt.Sprintf("127.0.0.1:%d", port), "--data-dir", filepath.Join(c.dir, p.name)}
+			"--listen-addr", fmt.Sprintf("127.0.0.1:%d", port), "--advertise-client-url", fmt.Sprintf("127.0.0.1:%d", port),
+			"--data-dir", filepath.Join(c.dir, p.name)}
 		if err := c.start(p); err != nil {
 			return err
 		}

@@ -36,6 +36,7 @@ type options struct {
 	catchUp        time.Duration
 	jitter         time.Duration
 	progressNotify time.Duration
+	readerLog      bool
 }
 
 func main() {
@@ -56,19 +57,26 @@ func run1(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	readerLog := slog.New(slog.DiscardHandler)
+	if o.readerLog {
+		readerLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	var results []result
 	started := time.Now()
 	for _, w := range o.readers {
 		for _, p := range proxyCounts(o.proxies) {
-			r := &run{opts: o, setup: setup{readers: w, proxies: p, perClient: o.perClient}, log: log}
+			r := &run{opts: o, setup: setup{readers: w, proxies: p, perClient: o.perClient}, log: log, readerLog: readerLog}
 			if err := r.do(ctx); err != nil {
 				return fmt.Errorf("W=%d P=%d: %w", w, p, err)
 			}
 			results = append(results, r.result)
+			if err := writeReport(o, results, time.Since(started)); err != nil {
+				return err
+			}
 			log.Info("done", "readers", w, "proxies", p, "elapsed", time.Since(started).Round(time.Second))
 		}
 	}
-	return writeReport(o, results, time.Since(started))
+	return nil
 }
 
 func parseOptions(args []string) (options, error) {
@@ -89,6 +97,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.catchUp, "catch-up", 2*time.Minute, "how long readers get to become current before they count as given up")
 	fs.DurationVar(&o.jitter, "relist-jitter", 0, "ListWatcher.RelistJitter (0: its default)")
 	fs.DurationVar(&o.progressNotify, "progress-notify", time.Second, "etcd's --watch-progress-notify-interval")
+	fs.BoolVar(&o.readerLog, "reader-log", false, "log what the readers' ListWatchers log (debug level) on stderr")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

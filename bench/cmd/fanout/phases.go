@@ -20,14 +20,16 @@ type setup struct {
 
 // run is one configuration's cluster, data, readers and figures.
 type run struct {
-	opts   options
-	setup  setup
-	log    *slog.Logger
-	c      *cluster
-	data   *dataset
-	fleet  *fleet
-	track  *tracker
-	result result
+	opts  options
+	setup setup
+	log   *slog.Logger
+	// readerLog is where the readers' ListWatchers log (--reader-log).
+	readerLog *slog.Logger
+	c         *cluster
+	data      *dataset
+	fleet     *fleet
+	track     *tracker
+	result    result
 }
 
 // result is what one configuration measured.
@@ -110,7 +112,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
 	start := time.Now()
-	f, err := startFleet(r.setup.readers, r.setup.perClient, r.opts.startRate, endpointsOf, r.opts.jitter, r.track)
+	f, err := startFleet(r.setup.readers, r.setup.perClient, r.opts.startRate, endpointsOf, r.opts.jitter, r.track, r.readerLog)
 	if err != nil {
 		return err
 	}

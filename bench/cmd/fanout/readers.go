@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"hash/maphash"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,7 @@ type fleet struct {
 
 // startFleet starts n readers, perSecond a second (as a DaemonSet rolls
 // out); a client c talks to endpointsOf(c).
-func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int) []string, jitter time.Duration, track *tracker) (*fleet, error) {
+func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int) []string, jitter time.Duration, track *tracker, log *slog.Logger) (*fleet, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{cancel: cancel}
 	pace := time.NewTicker(time.Second / time.Duration(perSecond))
@@ -92,7 +93,7 @@ func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int)
 		f.readers = append(f.readers, r)
 		lw := &etcdstore.ListWatcher{
 			Source: f.gates[len(f.gates)-1], Prefix: zonePref + "/", RelistJitter: jitter,
-			OnUpdate: r.onUpdate, OnState: r.onState,
+			OnUpdate: r.onUpdate, OnState: r.onState, Logger: log.With("reader", i),
 		}
 		f.done.Add(1)
 		go func() { defer f.done.Done(); _ = lw.Run(ctx) }()
