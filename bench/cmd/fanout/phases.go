@@ -310,14 +310,24 @@ func (r *run) commitOne(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
+// revision returns etcd's current revision, retrying for a minute: a
+// thousand readers listing at once can hold a read past its deadline.
 func (r *run) revision(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := r.c.client.Get(ctx, fenceKey)
+	var rev int64
+	err := poll.Until(ctx, time.Minute, func(ctx context.Context) error {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		resp, err := r.c.client.Get(rctx, fenceKey)
+		if err != nil {
+			return err
+		}
+		rev = resp.Header.Revision
+		return nil
+	})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("reading etcd's revision: %w", err)
 	}
-	return resp.Header.Revision, nil
+	return rev, nil
 }
 
 // waitCurrent waits until every reader has applied rev.
