@@ -45,8 +45,9 @@ func header(b *strings.Builder, o options, results []result, took time.Duration)
 }
 
 func fanOutTable(b *strings.Builder, results []result) {
-	b.WriteString("## Fan-out under churn\n\n")
-	b.WriteString("| readers | proxies | clients | initial sync (readers started at --start-rate) | Txns/s | fan-out p50 | p99 | max | revisions some reader missed |\n|---|---|---|---|---|---|---|---|---|\n")
+	section(b, "Fan-out under churn",
+		"",
+		"readers", "proxies", "clients", "initial sync (readers started at --start-rate)", "Txns/s", "fan-out p50", "p99", "max", "revisions some reader missed")
 	for _, r := range results {
 		p := r.churn
 		fmt.Fprintf(b, "| %d | %d | %d | %s | %.0f | %s | %s | %s | %d |\n", r.setup.readers, r.setup.proxies, r.clients,
@@ -56,9 +57,9 @@ func fanOutTable(b *strings.Builder, results []result) {
 }
 
 func usageTable(b *strings.Builder, results []result) {
-	b.WriteString("## CPU and memory of each server\n\n")
-	b.WriteString("CPU: average over the churn (the writes included); RSS: idle (data loaded, no reader) → end of the churn.\n\n")
-	b.WriteString("| readers | proxies | server | CPU (cores) | RSS idle → loaded (MB) |\n|---|---|---|---|---|\n")
+	section(b, "CPU and memory of each server",
+		"CPU: average over the churn (the writes included); RSS: idle (data loaded, no reader) → end of the churn.",
+		"readers", "proxies", "server", "CPU (cores)", "RSS idle → loaded (MB)")
 	for _, r := range results {
 		idle := idleRSS(r)
 		for _, u := range r.churn.usage {
@@ -72,9 +73,9 @@ func usageTable(b *strings.Builder, results []result) {
 // between two reader counts of the same proxy setup, so that the writes'
 // own cost and the data's memory cancel out.
 func marginalTable(b *strings.Builder, results []result) {
-	b.WriteString("## Cost of 1,000 more readers\n\n")
-	b.WriteString("The difference between two runs of the same setup, divided by the readers added (÷1,000): all members together, all proxies together.\n\n")
-	b.WriteString("| proxies | readers | members CPU (cores) | members RSS (MB) | proxies CPU (cores) | proxies RSS (MB) |\n|---|---|---|---|---|---|\n")
+	section(b, "Cost of 1,000 more readers",
+		"The difference between two runs of the same setup, divided by the readers added (÷1,000): all members together, all proxies together.",
+		"proxies", "readers", "members CPU (cores)", "members RSS (MB)", "proxies CPU (cores)", "proxies RSS (MB)")
 	for i, hi := range results {
 		for _, lo := range results[:i] {
 			if lo.setup.proxies != hi.setup.proxies || lo.setup.readers >= hi.setup.readers {
@@ -117,9 +118,9 @@ func idleRSS(r result) map[string]int64 {
 }
 
 func recoveryTable(b *strings.Builder, results []result) {
-	b.WriteString("## Disruptions: time until every reader is current again\n\n")
-	b.WriteString("Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request). Gave up: readers not current after the catch-up limit.\n\n")
-	b.WriteString("| readers | proxies | event | all current after | peak member CPU (cores) | peak member RSS (MB) | re-lists | reader errors | gave up |\n|---|---|---|---|---|---|---|---|---|\n")
+	section(b, "Disruptions: time until every reader is current again",
+		"Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request). Gave up: readers not current after the catch-up limit.",
+		"readers", "proxies", "event", "all current after", "peak member CPU (cores)", "peak member RSS (MB)", "re-lists", "reader errors", "gave up")
 	for _, r := range results {
 		for _, rec := range r.recovered {
 			peak, rss := 0.0, int64(0)
@@ -136,9 +137,9 @@ func recoveryTable(b *strings.Builder, results []result) {
 }
 
 func slowTable(b *strings.Builder, o options, results []result) {
-	b.WriteString("## One slow reader\n\n")
-	b.WriteString("Reader 0's apply stops while the churn goes on; the others' fan-out is timed meanwhile, then reader 0 is let go.\n\n")
-	b.WriteString("| readers | proxies | stall | others' fan-out p99 (no stall → stall) | max | slow reader current after release |\n|---|---|---|---|---|---|\n")
+	section(b, "One slow reader",
+		"Reader 0's apply stops while the churn goes on; the others' fan-out is timed meanwhile, then reader 0 is let go.",
+		"readers", "proxies", "stall", "others' fan-out p99 (no stall → stall)", "max", "slow reader current after release")
 	for _, r := range results {
 		back := secs(r.slowBack)
 		if !r.slowOK {
@@ -148,6 +149,16 @@ func slowTable(b *strings.Builder, o options, results []result) {
 			ms(percentile(r.churn.lat, 99)), ms(percentile(r.slow.lat, 99)), ms(percentile(r.slow.lat, 100)), back)
 	}
 	b.WriteString("\n")
+}
+
+// section writes a table's heading, its explanation (if any) and its
+// header row.
+func section(b *strings.Builder, title, intro string, columns ...string) {
+	fmt.Fprintf(b, "## %s\n\n", title)
+	if intro != "" {
+		fmt.Fprintf(b, "%s\n\n", intro)
+	}
+	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(columns, " | "), strings.Repeat("---|", len(columns)))
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
