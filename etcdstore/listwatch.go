@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -52,9 +53,28 @@ type ListWatcher struct {
 	PageSize int64
 	// RequestTimeout is each list request's deadline (default 5s).
 	RequestTimeout time.Duration
-	// ProbeInterval is how often etcd's reachability is checked while the
-	// watch is quiet (default 2s).
+	// ProbeInterval is how long the watch may stay silent before etcd's
+	// reachability is checked with a probe (default 2s). The watch asks
+	// for progress notifications, so any watch response (events or a
+	// progress notification) confirms the mirror current and puts the
+	// probe off: under churn, or with etcd's
+	// --watch-progress-notify-interval below ProbeInterval, no probe is
+	// sent at all.
 	ProbeInterval time.Duration
+	// StallAfter is how long a watch may deliver nothing, not even a
+	// progress notification, while etcd answers probes, before it is
+	// taken as stalled and opened again (default 5 × ProbeInterval; at
+	// least 3 times the gap seen between two progress notifications). It
+	// applies only once two progress notifications have been seen: etcd
+	// sends them at its --watch-progress-notify-interval (10 minutes
+	// unless set). A grpc-proxy can leave a watch silent for good: a new
+	// watch may join a coalesced upstream watch that a compaction ended.
+	StallAfter time.Duration
+	// RelistJitter spreads the re-lists after a compaction: the list waits
+	// a random time in [0, RelistJitter) first, so thousands of readers
+	// whose revision was compacted at once do not list together (default
+	// 2s; negative lists at once).
+	RelistJitter time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
 	OnUpdate func(contract.Update)
 	// OnState receives every change of State, Confirmed's included (at
@@ -62,13 +82,19 @@ type ListWatcher struct {
 	OnState func(State)
 	Logger  *slog.Logger
 
-	state     State
-	revision  int64  // last revision delivered
-	clusterID uint64 // the etcd cluster that revision belongs to
+	state         State
+	revision      int64         // last revision delivered
+	clusterID     uint64        // the etcd cluster that revision belongs to
+	progressAt    time.Time     // when the last progress notification arrived
+	progressEvery time.Duration // the gap between the last two; 0 until two arrived
 }
 
-// errOtherCluster says that the etcd answering is not the cluster listed.
-var errOtherCluster = errors.New("a different etcd cluster answers")
+var (
+	// errOtherCluster says that the etcd answering is not the cluster listed.
+	errOtherCluster = errors.New("a different etcd cluster answers")
+	// errStalled says that the watch went silent while etcd answers.
+	errStalled = errors.New("the watch delivered nothing while etcd answered")
+)
 
 // Run lists and watches until ctx ends; it returns ctx's error.
 func (lw *ListWatcher) Run(ctx context.Context) error {
@@ -85,8 +111,12 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 		err := lw.watch(ctx)
 		switch {
 		case errors.Is(err, rpctypes.ErrCompacted):
-			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision)
+			wait := lw.relistDelay()
+			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "after", wait)
 			lw.revision = 0
+			sleepCtx(ctx, wait)
+		case errors.Is(err, errStalled):
+			lw.Logger.Warn("watch stalled, opening it again", "prefix", lw.Prefix, "revision", lw.revision, "silent", lw.StallAfter)
 		case errors.Is(err, errOtherCluster):
 			lw.Logger.Warn("a different etcd cluster answers at the endpoints; listing it again", "prefix", lw.Prefix, "err", err)
 			lw.revision = 0
@@ -110,6 +140,12 @@ func (lw *ListWatcher) defaults() {
 	if lw.ProbeInterval <= 0 {
 		lw.ProbeInterval = 2 * time.Second
 	}
+	if lw.StallAfter <= 0 {
+		lw.StallAfter = 5 * lw.ProbeInterval
+	}
+	if lw.RelistJitter == 0 {
+		lw.RelistJitter = 2 * time.Second
+	}
 	if lw.Logger == nil {
 		lw.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -118,20 +154,36 @@ func (lw *ListWatcher) defaults() {
 	}
 }
 
-// list reads the whole prefix at one revision, page by page.
+// list reads the whole prefix at one revision, page by page. A failed page
+// is retried from where it stopped, at the same revision, up to
+// pageRetries times: under load (thousands of readers listing at once) a
+// list that started over at every failed page would never end. A
+// compacted revision starts the list over.
 func (lw *ListWatcher) list(ctx context.Context) error {
 	var events []contract.Event
-	header, err := Scan(ctx, lw.Source, lw.Prefix, lw.PageSize, lw.RequestTimeout, func(kv *mvccpb.KeyValue) {
+	keep := func(kv *mvccpb.KeyValue) {
 		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
-	})
-	if err != nil {
-		return err
 	}
-	lw.revision, lw.clusterID = header.Revision, header.ClusterId
-	lw.OnUpdate(contract.Update{Revision: header.Revision, Full: true, Events: events})
+	p := &pages{kv: lw.Source, name: lw.Prefix, from: lw.Prefix, end: clientv3.GetPrefixRangeEnd(lw.Prefix), size: lw.PageSize, timeout: lw.RequestTimeout}
+	backoff := NewBackoff(100*time.Millisecond, lw.RequestTimeout)
+	for retry := 0; ; retry++ {
+		err := p.read(ctx, keep)
+		if err == nil {
+			break
+		}
+		if retry == pageRetries || p.first == nil || errors.Is(err, rpctypes.ErrCompacted) || !backoff.Wait(ctx) {
+			return err
+		}
+		lw.Logger.Debug("list page failed, retrying it", "prefix", lw.Prefix, "from", p.from, "err", err)
+	}
+	lw.revision, lw.clusterID = p.first.Revision, p.first.ClusterId
+	lw.OnUpdate(contract.Update{Revision: p.first.Revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
+
+// pageRetries bounds the retries of failed pages within one list.
+const pageRetries = 5
 
 // watch follows the prefix from the revision after the last one delivered
 // until the stream breaks. It returns rpctypes.ErrCompacted when that
@@ -143,10 +195,13 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 	defer cancel()
 	opened := make(chan clientv3.WatchChan, 1) // buffered: the opener never blocks on it
 	from := lw.revision + 1
-	go func() { opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from)) }()
+	go func() {
+		opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+	}()
 	var ch clientv3.WatchChan // nil, so never ready, until the watch is open
-	probe := time.NewTicker(lw.ProbeInterval)
-	defer probe.Stop()
+	silence := time.NewTimer(lw.ProbeInterval)
+	defer silence.Stop()
+	lastResponse := time.Now()
 	for {
 		select {
 		case ch = <-opened:
@@ -157,10 +212,16 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 			if err := lw.handle(resp); err != nil {
 				return err
 			}
-		case <-probe.C:
+			lastResponse = time.Now()
+			silence.Reset(lw.ProbeInterval)
+		case <-silence.C:
 			if err := lw.probe(ctx); err != nil {
 				return err
 			}
+			if lw.stalled(time.Since(lastResponse)) {
+				return errStalled
+			}
+			silence.Reset(lw.ProbeInterval)
 		case <-ctx.Done():
 			return nil
 		}
@@ -177,6 +238,9 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	}
 	if err := lw.sameCluster(&resp.Header); err != nil {
 		return err
+	}
+	if resp.IsProgressNotify() {
+		lw.progressed(time.Now())
 	}
 	lw.connected()
 	for start := 0; start < len(resp.Events); {
@@ -203,9 +267,11 @@ func convertEvent(ev *clientv3.Event) contract.Event {
 // probe checks that etcd answers, and that it is the cluster listed; the
 // client's watch retries silently while the server is away, so without it
 // an outage would go unnoticed. Only a different cluster is an error: the
-// watch must stop and the prefix be listed again.
+// watch must stop and the prefix be listed again. It counts the one key
+// named like the prefix, not the keys under it: a count of the prefix
+// walks etcd's whole index of it, and the header is all the probe needs.
 func (lw *ListWatcher) probe(ctx context.Context) error {
-	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly(), clientv3.WithPrefix())
+	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly())
 	switch {
 	case err == nil:
 		if err := lw.sameCluster(resp.Header); err != nil {
@@ -249,6 +315,41 @@ func (lw *ListWatcher) disconnected(err error) {
 	}
 	lw.state.Err = err
 	lw.OnState(lw.state)
+}
+
+// progressed records a progress notification's arrival.
+func (lw *ListWatcher) progressed(now time.Time) {
+	if !lw.progressAt.IsZero() {
+		lw.progressEvery = now.Sub(lw.progressAt)
+	}
+	lw.progressAt = now
+}
+
+// stalled says whether a watch silent for so long while etcd answers is
+// stalled (see StallAfter).
+func (lw *ListWatcher) stalled(silent time.Duration) bool {
+	return lw.progressEvery > 0 && lw.state.Connected && silent > max(lw.StallAfter, 3*lw.progressEvery)
+}
+
+// relistDelay is the random wait before a re-list after a compaction.
+func (lw *ListWatcher) relistDelay() time.Duration {
+	if lw.RelistJitter <= 0 {
+		return 0
+	}
+	return rand.N(lw.RelistJitter)
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (lw *ListWatcher) setState(s State) {

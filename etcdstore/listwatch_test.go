@@ -2,8 +2,10 @@ package etcdstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,10 +68,7 @@ func startListWatch(t *testing.T, client *clientv3.Client, pageSize int64) *reco
 		ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
 		OnUpdate: rec.onUpdate, OnState: rec.onState,
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = lw.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runListWatcher(t, lw)
 	return rec
 }
 
@@ -236,4 +235,236 @@ func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
 	if v, _ := rec.get("/skydns/a"); v != "1" {
 		t.Fatalf("the listed record is gone: %q", v)
 	}
+}
+
+// countingSource is an etcd client that counts the Gets made through it,
+// and fails the failGet-th one (none if 0).
+type countingSource struct {
+	*clientv3.Client
+	gets    atomic.Int64
+	failGet int64
+}
+
+func (c *countingSource) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if c.gets.Add(1) == c.failGet {
+		return nil, errors.New("the page is lost")
+	}
+	return c.Client.Get(ctx, key, opts...)
+}
+
+// TestAFailedListPageIsRetriedWithoutStartingOver: a list of 4 pages whose
+// second page fails once costs 5 Gets, not a list started over, and
+// delivers every key once at the first page's revision.
+func TestAFailedListPageIsRetriedWithoutStartingOver(t *testing.T) {
+	srv := etcdtest.Start(t)
+	for i := range 7 {
+		srv.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "v")
+	}
+	src := &countingSource{Client: srv.Client, failGet: 2}
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", PageSize: 2, ProbeInterval: time.Minute, RequestTimeout: time.Second,
+		OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	if gets := src.gets.Load(); gets != 5 {
+		t.Errorf("%d Gets for 4 pages and one failure, want 5", gets)
+	}
+	updates, _, n := rec.snapshot()
+	if n != 7 || len(updates) != 1 || len(updates[0].Events) != 7 {
+		t.Fatalf("want one full update of 7 keys, got %d updates, %d keys", len(updates), n)
+	}
+}
+
+// TestAQuietWatchWithProgressNotificationsIsConfirmedWithoutProbes: with
+// etcd sending progress notifications more often than ProbeInterval, a
+// quiet watch's Confirmed advances and no probe (a Get) is sent. etcd
+// sends them only once its revision reaches the watch's start revision
+// (the listed one plus one), so one write outside the prefix comes first,
+// as any write in a live cluster does.
+func TestAQuietWatchWithProgressNotificationsIsConfirmedWithoutProbes(t *testing.T) {
+	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
+	srv.Put(t, "/skydns/a", "1")
+	src := &countingSource{Client: srv.Client}
+	rec := &recorder{}
+	const probeInterval = 700 * time.Millisecond
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: probeInterval, RequestTimeout: time.Second,
+		OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	srv.Put(t, "/other/key", "moves etcd's revision to the watch's start")
+	listGets := src.gets.Load()
+	_, synced, _ := rec.snapshot()
+
+	quiet := 3 * probeInterval
+	polltest.True(t, "three probe intervals of quiet, confirmed throughout", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Confirmed.Sub(synced.Confirmed) > quiet
+	})
+	_, s, _ := rec.snapshot()
+	if probes := src.gets.Load() - listGets; probes != 0 {
+		t.Fatalf("%d probes sent in %v of quiet watch with progress notifications every 100ms", probes, quiet)
+	}
+	if !s.Connected {
+		t.Fatalf("state %+v: want connected", s)
+	}
+}
+
+// listTimes records when each reader delivered a full list.
+type listTimes struct {
+	mu    sync.Mutex
+	lists map[int][]time.Time
+}
+
+func (l *listTimes) onUpdate(reader int) func(contract.Update) {
+	return func(u contract.Update) {
+		if !u.Full {
+			return
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.lists[reader] = append(l.lists[reader], time.Now())
+	}
+}
+
+// after returns, per reader, the lists delivered after t.
+func (l *listTimes) after(t time.Time) map[int][]time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[int][]time.Time{}
+	for reader, times := range l.lists {
+		for _, at := range times {
+			if at.After(t) {
+				out[reader] = append(out[reader], at)
+			}
+		}
+	}
+	return out
+}
+
+// TestReadersCompactedTogetherListAgainSpreadOverTheJitter: readers whose
+// revision is compacted at the same moment each list once more, at times
+// spread over RelistJitter instead of all at once. The delays come from
+// math/rand/v2's global source; with 20 readers and a 2s window, the
+// asserted spread (over 0.5s) fails by chance with probability below 1e-10.
+func TestReadersCompactedTogetherListAgainSpreadOverTheJitter(t *testing.T) {
+	const readers, jitter = 20, 2 * time.Second
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	src := &etcdtest.Gate{Client: srv.Client}
+	lists := &listTimes{lists: map[int][]time.Time{}}
+	for i := range readers {
+		runListWatcher(t, &etcdstore.ListWatcher{
+			Source: src, Prefix: "/skydns/", RelistJitter: jitter,
+			ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+			OnUpdate: lists.onUpdate(i),
+		})
+	}
+	polltest.True(t, "every reader listed", func() bool { return len(lists.after(time.Time{})) == readers })
+
+	// With the watches held, changes are made and compacted away: each
+	// reader's next revision is gone when its watch resumes.
+	src.Hold()
+	srv.Put(t, "/skydns/b", "2")
+	rev := srv.Put(t, "/skydns/a", "3")
+	if _, err := srv.Client.Compact(context.Background(), rev); err != nil {
+		t.Fatal(err)
+	}
+	released := time.Now()
+	src.Release()
+	polltest.True(t, "every reader listed again", func() bool { return len(lists.after(released)) == readers })
+
+	first, last := released.Add(time.Hour), released
+	for reader, times := range lists.after(released) {
+		if len(times) != 1 {
+			t.Errorf("reader %d listed %d times after the compaction, want once", reader, len(times))
+		}
+		first, last = minTime(first, times[0]), maxTime(last, times[0])
+	}
+	if spread := last.Sub(first); spread < jitter/4 {
+		t.Errorf("the re-lists came within %v of each other, want them spread over the %v jitter", spread, jitter)
+	}
+	if late := last.Sub(released); late > jitter+time.Second {
+		t.Errorf("the last re-list came %v after the compaction, want within the %v jitter and a second", late, jitter)
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// runListWatcher runs lw until the test ends.
+func runListWatcher(t *testing.T, lw *etcdstore.ListWatcher) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = lw.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// stallingSource is an etcd client whose next watch can be made silent:
+// stallNextWatch ends the open watch, and the one opened after it delivers
+// nothing, as a watch that joined a dead coalesced watch in a grpc-proxy.
+type stallingSource struct {
+	*clientv3.Client
+	mu        sync.Mutex
+	cancel    context.CancelFunc // ends the open watch
+	stallNext bool
+}
+
+func (s *stallingSource) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stallNext {
+		s.stallNext = false
+		silent := make(chan clientv3.WatchResponse)
+		go func() { <-ctx.Done(); close(silent) }()
+		return silent
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	return s.Client.Watch(ctx, key, opts...)
+}
+
+func (s *stallingSource) stallNextWatch() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stallNext = true
+	s.cancel()
+}
+
+// TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen: after
+// progress notifications have been seen, a watch that delivers nothing
+// while etcd answers probes is opened again, and the change it missed
+// arrives.
+func TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen(t *testing.T) {
+	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
+	srv.Put(t, "/skydns/a", "1")
+	src := &stallingSource{Client: srv.Client}
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
+		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	srv.Put(t, "/other/key", "moves etcd's revision to the watch's start")
+	_, synced, _ := rec.snapshot()
+	polltest.True(t, "progress notifications", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Confirmed.Sub(synced.Confirmed) > 300*time.Millisecond
+	})
+
+	src.stallNextWatch()
+	srv.Put(t, "/skydns/a", "2")
+	polltest.True(t, "the change made while the watch was silent", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
 }

@@ -30,27 +30,51 @@ func ScanRange(ctx context.Context, kv Getter, from, end string, pageSize int64,
 
 // scan is Scan and ScanRange; name is what its errors call the range.
 func scan(ctx context.Context, kv Getter, name, from, end string, pageSize int64, timeout time.Duration, fn func(*mvccpb.KeyValue)) (*etcdserverpb.ResponseHeader, error) {
-	var first *etcdserverpb.ResponseHeader
-	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize)}
-		if first != nil {
-			opts = append(opts, clientv3.WithRev(first.Revision))
+	p := &pages{kv: kv, name: name, from: from, end: end, size: pageSize, timeout: timeout}
+	if err := p.read(ctx, fn); err != nil {
+		return nil, err
+	}
+	return p.first, nil
+}
+
+// pages is a paged read of a range at one revision that can resume after
+// a failed page: from is the next key to read, and first the header of
+// the first page, whose revision every later page is read at.
+type pages struct {
+	kv       Getter
+	name     string
+	from     string
+	end      string
+	size     int64
+	timeout  time.Duration
+	first    *etcdserverpb.ResponseHeader
+	finished bool
+}
+
+// read reads pages until the range is done or a page fails; called again
+// after a failure, it goes on from the failed page.
+func (p *pages) read(ctx context.Context, fn func(*mvccpb.KeyValue)) error {
+	for !p.finished {
+		opts := []clientv3.OpOption{clientv3.WithRange(p.end), clientv3.WithLimit(p.size)}
+		if p.first != nil {
+			opts = append(opts, clientv3.WithRev(p.first.Revision))
 		}
-		resp, err := getWithin(ctx, kv, timeout, from, opts...)
+		resp, err := getWithin(ctx, p.kv, p.timeout, p.from, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", name, err)
+			return fmt.Errorf("listing %s: %w", p.name, err)
 		}
-		if first == nil {
-			first = resp.Header
+		if p.first == nil {
+			p.first = resp.Header
 		}
 		for _, e := range resp.Kvs {
 			fn(e)
 		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return first, nil
+		p.finished = !resp.More || len(resp.Kvs) == 0
+		if !p.finished {
+			p.from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
+	return nil
 }
 
 // getWithin is one Get bounded by timeout.

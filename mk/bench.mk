@@ -13,3 +13,17 @@ bench-dns: ## DNS comparison vs CoreDNS, dnsmasq, fixed-answer server, over UDP 
 
 bench-dns-tcp: ## the TCP part of bench-dns alone (~4 min); tables in bench/results/tcp.md
 	bench/dns.sh --parts tcp --out bench/results/tcp.md $(BENCH_DNS_FLAGS)
+
+# etcd's watch fan-out to W skydns readers (bench/cmd/fanout): a 3-member etcd cluster of real
+# processes, with and without etcd grpc-proxies, 10k Services of records, 100 kube2sky-shaped
+# changes/s, W in-process etcdstore.ListWatchers; fan-out latency, CPU and memory of each etcd
+# member and proxy, recovery from a compaction, a proxy restart and a leader change, one slow
+# reader. The tables go to bench/results/fan-out.md. See docs/fan-out.md.
+FANOUT_READERS ?= 100,1000
+FANOUT_PROXIES ?= 2
+FANOUT_FLAGS   ?=
+
+.PHONY: bench-fan-out
+
+bench-fan-out: tools ## etcd watch fan-out to W readers, with and without grpc-proxy (~15 min; FANOUT_READERS=100 ~5 min; 5000 is not run here: see bench/README.md)
+	$(GO) run ./bench/cmd/fanout --etcd bin/etcd --readers $(FANOUT_READERS) --proxies $(FANOUT_PROXIES) $(FANOUT_FLAGS)

@@ -29,6 +29,10 @@ type Config struct {
 	ReadyTimeout time.Duration
 	// LogLevel is etcd's own log level (default "error").
 	LogLevel string
+	// WatchProgressNotifyInterval is how often etcd sends a progress
+	// notification to a quiet watch that asked for them (zero: etcd's
+	// default, 10 minutes).
+	WatchProgressNotifyInterval time.Duration
 	// Logger, if set, is where etcd logs (at LogLevel and above); the
 	// default is zap's JSON on stderr.
 	Logger *zap.Logger
@@ -90,6 +94,9 @@ func (c Config) etcdConfig() (*embed.Config, error) {
 	// to a client. A random token makes a new data dir a cluster of its own
 	// (a restart from an existing one keeps the ID it bootstrapped with).
 	cfg.InitialClusterToken = "kubesky-" + rand.Text()
+	if c.WatchProgressNotifyInterval > 0 {
+		cfg.WatchProgressNotifyInterval = c.WatchProgressNotifyInterval
+	}
 	cfg.LogLevel = valueOr(c.LogLevel, "error")
 	cfg.Logger = "zap"
 	cfg.LogOutputs = []string{"stderr"}

@@ -17,12 +17,24 @@ type Server struct {
 	*embedetcd.Server
 	Client  *clientv3.Client
 	DataDir string
+
+	progressNotify time.Duration // etcd's watch progress notify interval; 0 for its default
 }
 
 // Start starts an etcd server that is stopped when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{DataDir: t.TempDir()}
+	s.start(t, "http://127.0.0.1:0")
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+// StartWithProgressNotify is Start with etcd sending a progress
+// notification to each quiet watch that asks for them every interval.
+func StartWithProgressNotify(t testing.TB, interval time.Duration) *Server {
+	t.Helper()
+	s := &Server{DataDir: t.TempDir(), progressNotify: interval}
 	s.start(t, "http://127.0.0.1:0")
 	t.Cleanup(func() { s.Stop() })
 	return s
@@ -43,6 +55,7 @@ func (s *Server) start(t testing.TB, clientURL string) {
 	t.Helper()
 	e, err := embedetcd.Start(embedetcd.Config{
 		DataDir: s.DataDir, ClientURL: clientURL, ReadyTimeout: 30 * time.Second, LogLevel: "fatal",
+		WatchProgressNotifyInterval: s.progressNotify,
 	})
 	if err != nil {
 		t.Fatalf("starting embedded etcd: %v", err)
