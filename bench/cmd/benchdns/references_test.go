@@ -69,4 +69,3 @@ func checkRcode(t *testing.T, server, name string, qtype uint16, rcode, answers 
 			dns.RcodeToString[resp.Rcode], len(resp.Answer), dns.RcodeToString[rcode], answers)
 	}
 }
-
