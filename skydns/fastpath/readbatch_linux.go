@@ -72,9 +72,12 @@ func (b *batchReader) read(ms []ipv4.Message) (int, error) {
 }
 
 // recvmmsg makes one non-blocking call; false (nothing to read yet) makes
-// the runtime wait until the socket is readable and call again.
+// the runtime wait until the socket is readable and call again. The call
+// cannot block, so it is made raw, as batchWriter's is: without the
+// scheduler's system-call state the runtime does not hand the goroutine's
+// P to another thread while the kernel copies a batch.
 func (b *batchReader) recvmmsg(fd uintptr) bool {
-	r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(b.offer), 0, 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(b.offer), 0, 0, 0)
 	if e == unix.EAGAIN {
 		return false
 	}
