@@ -50,7 +50,8 @@ zone:
 }
 
 // nsdArgv runs nsd in the foreground with one server process, no
-// database file and no remote control. NSD forks its server and xfrd
+// database file, no remote control and no response rate limiting (on by
+// default: 200 answers a second to one client network). NSD forks its server and xfrd
 // processes: their CPU time is counted (server.processTree).
 func nsdArgv(b *bench, port, _ int) ([]string, error) {
 	dir := filepath.Join(b.work, fmt.Sprintf("nsd.%d", port))
@@ -79,6 +80,8 @@ func nsdConf(dir, zoneFile string, port int) string {
     zonelistfile: "%[1]s/zone.list"
     xfrdir: "%[1]s"
     verbosity: 0
+    rrl-ratelimit: 0
+    rrl-whitelist-ratelimit: 0
 remote-control:
     control-enable: no
 zone:
@@ -110,6 +113,9 @@ func (b *bench) dnssecKey() (string, error) {
 		return b.key, nil
 	}
 	dir := filepath.Join(b.work, "keys")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
 	out, err := exec.Command(b.cfg.skydns, "dnssec", "keygen", "--zone", zone, "--ksk", "--dir", dir).Output()
 	if err != nil {
 		return "", fmt.Errorf("skydns dnssec keygen: %w", err)
