@@ -3,7 +3,6 @@ package fastpath
 import (
 	"encoding/binary"
 	"net"
-	"os"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -13,22 +12,11 @@ import (
 )
 
 // batchWriter writes up to len(ms) answers with one sendmmsg(2), as
-// ipv4.PacketConn.WriteBatch does, but into headers and destination
-// addresses it owns, and without the scheduler's system-call bookkeeping:
-// the socket is non-blocking, so the call never waits, and a P handed off
-// during a long batch (the runtime's monitor takes it from a call that
-// outlasts its 20 µs tick and wakes another thread to run it) costs two
-// thread wake-ups per batch on a busy server.
+// ipv4.PacketConn.WriteBatch does, but through headers and destination
+// addresses it owns, as a raw call (see mmsgs).
 type batchWriter struct {
-	raw   syscall.RawConn
-	hdrs  []mmsghdr
-	iovs  []unix.Iovec
-	names []unix.RawSockaddrInet6 // room for either family
-
-	send  func(fd uintptr) bool // w.sendmmsg, made once
-	count int                   // messages offered to sendmmsg
-	sent  int                   // messages it sent
-	errno syscall.Errno         // its error
+	*mmsgs
+	raw syscall.RawConn
 }
 
 func newBatchWriter(conn *net.UDPConn, slots int) (*batchWriter, error) {
@@ -36,9 +24,7 @@ func newBatchWriter(conn *net.UDPConn, slots int) (*batchWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &batchWriter{raw: raw, hdrs: make([]mmsghdr, slots), iovs: make([]unix.Iovec, slots), names: make([]unix.RawSockaddrInet6, slots)}
-	w.send = w.sendmmsg
-	return w, nil
+	return &batchWriter{mmsgs: newMmsgs(unix.SYS_SENDMMSG, slots), raw: raw}, nil
 }
 
 // write sends the first messages, each with one buffer, an Addr of type
@@ -46,45 +32,9 @@ func newBatchWriter(conn *net.UDPConn, slots int) (*batchWriter, error) {
 func (w *batchWriter) write(ms []ipv4.Message) (int, error) {
 	ms = ms[:min(len(ms), len(w.hdrs))]
 	for i := range ms {
-		w.prepare(i, &ms[i])
+		w.prepare(i, ms[i].Buffers[0], ms[i].OOB, w.destination(i, ms[i].Addr))
 	}
-	w.count = len(ms)
-	if err := w.raw.Write(w.send); err != nil {
-		return 0, err
-	}
-	if w.errno != 0 {
-		return 0, os.NewSyscallError("sendmmsg", w.errno)
-	}
-	return w.sent, nil
-}
-
-// sendmmsg makes one non-blocking call; false (no room in the socket's
-// buffer) makes the runtime wait until it is writable and call again.
-func (w *batchWriter) sendmmsg(fd uintptr) bool {
-	r, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&w.hdrs[0])), uintptr(w.count), 0, 0, 0)
-	if e == unix.EAGAIN {
-		return false
-	}
-	w.sent, w.errno = int(r), e
-	return true
-}
-
-// prepare points slot i's header at m's buffer, control data and
-// destination.
-func (w *batchWriter) prepare(i int, m *ipv4.Message) {
-	buf := m.Buffers[0]
-	w.iovs[i].Base = unsafe.SliceData(buf)
-	w.iovs[i].SetLen(len(buf))
-	h := &w.hdrs[i].hdr
-	*h = unix.Msghdr{Iov: &w.iovs[i]}
-	h.SetIovlen(1)
-	if n := w.destination(i, m.Addr); n > 0 {
-		h.Name, h.Namelen = (*byte)(unsafe.Pointer(&w.names[i])), n
-	}
-	if len(m.OOB) > 0 {
-		h.Control = &m.OOB[0]
-		h.SetControllen(len(m.OOB))
-	}
+	return w.run(len(ms), w.raw.Write)
 }
 
 // destination writes addr into slot i's sockaddr, as x/net marshals it

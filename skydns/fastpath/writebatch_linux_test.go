@@ -10,51 +10,44 @@ import (
 )
 
 func TestTheBatchWriterSendsEachAnswerToItsClientWithoutAllocating(t *testing.T) {
-	for _, network := range []struct{ name, addr string }{{"IPv4", "127.0.0.1:0"}, {"IPv6", "[::1]:0"}} {
-		t.Run(network.name, func(t *testing.T) {
-			conn, err := net.ListenUDP("udp", mustResolve(t, network.addr))
-			if err != nil {
-				t.Skipf("no %s loopback here: %v", network.name, err)
-			}
-			defer conn.Close()
-			w, err := newBatchWriter(conn, 4)
-			if err != nil {
+	onEachLoopback(t, func(t *testing.T, addr string, conn *net.UDPConn) {
+		w, err := newBatchWriter(conn, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients := make([]*net.UDPConn, 3)
+		ms := make([]ipv4.Message, len(clients))
+		for i := range clients {
+			if clients[i], err = net.ListenUDP("udp", mustResolve(t, addr)); err != nil {
 				t.Fatal(err)
 			}
-			clients := make([]*net.UDPConn, 3)
-			ms := make([]ipv4.Message, len(clients))
-			for i := range clients {
-				if clients[i], err = net.ListenUDP("udp", mustResolve(t, network.addr)); err != nil {
-					t.Fatal(err)
-				}
-				defer clients[i].Close()
-				ms[i] = ipv4.Message{Buffers: [][]byte{fmt.Appendf(nil, "answer %d", i)}, Addr: clients[i].LocalAddr()}
+			defer clients[i].Close()
+			ms[i] = ipv4.Message{Buffers: [][]byte{fmt.Appendf(nil, "answer %d", i)}, Addr: clients[i].LocalAddr()}
+		}
+		if n, err := w.write(ms); n != len(ms) || err != nil {
+			t.Fatalf("write: %d, %v; want %d sent", n, err, len(ms))
+		}
+		for i, c := range clients {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			buf := make([]byte, 64)
+			n, from, err := c.ReadFromUDP(buf)
+			if err != nil || string(buf[:n]) != fmt.Sprintf("answer %d", i) || from.Port != conn.LocalAddr().(*net.UDPAddr).Port {
+				t.Fatalf("client %d got %q from %v, %v", i, buf[:n], from, err)
 			}
-			if n, err := w.write(ms); n != len(ms) || err != nil {
-				t.Fatalf("write: %d, %v; want %d sent", n, err, len(ms))
-			}
-			for i, c := range clients {
-				c.SetReadDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 64)
-				n, from, err := c.ReadFromUDP(buf)
-				if err != nil || string(buf[:n]) != fmt.Sprintf("answer %d", i) || from.Port != conn.LocalAddr().(*net.UDPAddr).Port {
-					t.Fatalf("client %d got %q from %v, %v", i, buf[:n], from, err)
-				}
-			}
-			if raceEnabled {
-				t.Log("allocations not counted: the race detector allocates on its own")
-				return
-			}
-			allocs := testing.AllocsPerRun(20, func() {
-				if n, err := w.write(ms[:1]); n != 1 || err != nil {
-					t.Fatalf("write: %d, %v", n, err)
-				}
-			})
-			if allocs != 0 {
-				t.Errorf("%v allocations per write, want none", allocs)
+		}
+		if raceEnabled {
+			t.Log("allocations not counted: the race detector allocates on its own")
+			return
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			if n, err := w.write(ms[:1]); n != 1 || err != nil {
+				t.Fatalf("write: %d, %v", n, err)
 			}
 		})
-	}
+		if allocs != 0 {
+			t.Errorf("%v allocations per write, want none", allocs)
+		}
+	})
 }
 
 func TestTheBatchWriterSendsToAnIPv4ClientFromADualStackSocket(t *testing.T) {

@@ -16,15 +16,19 @@ import (
 // knotArgv runs knotd with one UDP worker, one TCP worker and one
 // background worker, its zone loaded from b.zone and never written back.
 func knotArgv(b *bench, port, _ int) ([]string, error) {
-	dir := filepath.Join(b.work, fmt.Sprintf("knot.%d", port))
+	conf, err := writeConf(b, "knot", port, knotConf)
+	return []string{"knotd", "--config", conf}, err
+}
+
+// writeConf writes the configuration text(dir, zone file, port) of the
+// server name on port into a directory of its own, and returns its path.
+func writeConf(b *bench, name string, port int, text func(dir, zoneFile string, port int) string) (string, error) {
+	dir := filepath.Join(b.work, fmt.Sprintf("%s.%d", name, port))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
-	conf := filepath.Join(dir, "knot.conf")
-	if err := os.WriteFile(conf, []byte(knotConf(dir, b.zone, port)), 0o644); err != nil {
-		return nil, err
-	}
-	return []string{"knotd", "--config", conf}, nil
+	conf := filepath.Join(dir, name+".conf")
+	return conf, os.WriteFile(conf, []byte(text(dir, b.zone, port)), 0o644)
 }
 
 func knotConf(dir, zoneFile string, port int) string {
@@ -54,15 +58,8 @@ zone:
 // default: 200 answers a second to one client network). NSD forks its server and xfrd
 // processes: their CPU time is counted (server.processTree).
 func nsdArgv(b *bench, port, _ int) ([]string, error) {
-	dir := filepath.Join(b.work, fmt.Sprintf("nsd.%d", port))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	conf := filepath.Join(dir, "nsd.conf")
-	if err := os.WriteFile(conf, []byte(nsdConf(dir, b.zone, port)), 0o644); err != nil {
-		return nil, err
-	}
-	return []string{"nsd", "-d", "-c", conf}, nil
+	conf, err := writeConf(b, "nsd", port, nsdConf)
+	return []string{"nsd", "-d", "-c", conf}, err
 }
 
 func nsdConf(dir, zoneFile string, port int) string {
