@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# dns.sh runs the DNS comparison (skydns, CoreDNS's etcd plugin with
-# and without cache, dnsmasq, a fixed-answer skydns/dnsserver), its
+# dns.sh runs the DNS comparison (skydns, also signed and asked with the
+# DO bit; CoreDNS's etcd plugin with and without cache, dnsmasq, a
+# fixed-answer skydns/dnsserver, Knot DNS, NSD and the kernel floor,
+# bench/floor/floordns.c built here with gcc), its
 # callgrind pass and skydns's memory pass, and prints the tables; they are
 # saved in bench/results/latest.md too. `make bench-dns` runs it.
 #
-# It installs dnsperf, dnsmasq-base and valgrind with apt-get when they are
+# It installs dnsperf, dnsmasq-base, valgrind, knot, nsd and gcc with apt-get when they are
 # missing, builds bin/coredns (make coredns) and, into bin/bench/, the bench
 # binaries and skydns from ./cmd/skydns (not stripped, unlike make build's,
 # so callgrind can attribute instructions to source files; stripping does
@@ -26,6 +28,9 @@ install_missing() {
 	command -v dnsperf >/dev/null || missing+=(dnsperf)
 	command -v dnsmasq >/dev/null || missing+=(dnsmasq-base)
 	command -v valgrind >/dev/null || missing+=(valgrind)
+	command -v knotd >/dev/null || missing+=(knot)
+	command -v nsd >/dev/null || missing+=(nsd)
+	command -v gcc >/dev/null || missing+=(gcc)
 	command -v taskset >/dev/null || missing+=(util-linux)
 	((${#missing[@]})) || return 0
 	[[ $(id -u) == 0 ]] || sudo=(sudo)
@@ -54,6 +59,7 @@ make --no-print-directory coredns >/dev/null
 mkdir -p bin/bench
 version="$(git describe --tags --always --dirty 2>/dev/null || echo dev)"
 CGO_ENABLED=0 go build -trimpath -tags "${SKYDNS_TAGS:-}" -ldflags "-X github.com/kubesky/kubesky/internal/version.Version=$version" -o bin/bench/ ./bench/cmd/... ./cmd/skydns
+gcc -O2 -Wall -o bin/bench/floordns bench/floor/floordns.c
 etcd="$(build_etcd)"
 # The driver shares the load CPU with dnsperf, never the server's.
 exec taskset -c "$load_cpu" bin/bench/benchdns --skydns bin/bench/skydns --etcd "$etcd" \

@@ -109,6 +109,9 @@ func TestArgsPinAndBoundTheRun(t *testing.T) {
 	if i := slices.Index(args, "-c"); i < 0 || args[i+1] != "10" {
 		t.Errorf("10 clients: args %q; want -c 10", args)
 	}
+	if args, _ = (Options{Addr: "127.0.0.1:53", QueryFile: "q", CPU: -1, DNSSECOK: true}).Args(); !slices.Contains(args, "-D") {
+		t.Errorf("DO bit: args %q; want -D", args)
+	}
 }
 
 func TestRunCountsEveryAnswerOfARealServer(t *testing.T) {

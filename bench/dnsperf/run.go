@@ -38,6 +38,9 @@ type Options struct {
 	// Clients is how many clients dnsperf simulates, each with its own
 	// socket (dnsperf -c; default 1).
 	Clients int
+	// DNSSECOK sets the DO bit in every query (dnsperf -D, which adds an
+	// OPT record).
+	DNSSECOK bool
 }
 
 // Args returns the command line, starting with taskset when pinned.
@@ -58,6 +61,9 @@ func (o Options) Args() ([]string, error) {
 	}
 	if o.Clients > 1 {
 		args = append(args, "-c", strconv.Itoa(o.Clients))
+	}
+	if o.DNSSECOK {
+		args = append(args, "-D")
 	}
 	if o.MaxQPS > 0 {
 		args = append(args, "-Q", strconv.Itoa(o.MaxQPS))

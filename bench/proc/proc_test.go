@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,5 +88,28 @@ func TestTraceMemoryPlacesThePeak(t *testing.T) {
 	}
 	if rss, _ := tr.PeakBetween(time.Now(), time.Now().Add(time.Hour)); rss != 0 {
 		t.Errorf("peak after Stop = %d, want 0: no sample", rss)
+	}
+}
+
+func TestTreeCPUTimeCountsABusyChild(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "sh.log")
+	// The parent waits on a child that spins: the parent's own time stays
+	// near zero, the tree's grows.
+	p, err := kubeproc.Start(kubeproc.Spec{Name: "sh", Path: "sh", Args: []string{"-c", "sh -c 'while :; do :; done' & wait"}, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	polltest.True(t, "the child's CPU time in the tree's", func() bool {
+		own, err1 := CPUTime(p.PID())
+		tree, err2 := TreeCPUTime(p.PID())
+		return err1 == nil && err2 == nil && tree >= own+50*time.Millisecond
+	})
+	kids, err := children(p.PID())
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("children %v, %v", kids, err)
+	}
+	for _, kid := range kids {
+		syscall.Kill(kid, syscall.SIGKILL)
 	}
 }

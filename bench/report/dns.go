@@ -17,6 +17,13 @@ const (
 	CoreDNSCacheAll = "coredns-etcd-cache-all"
 	Dnsmasq         = "dnsmasq"
 	Fixed           = "fixed-answer"
+	// SkyDNSDO is skydns with a signed zone, asked with the DO bit.
+	SkyDNSDO = "skydns-do"
+	// Floor answers every query with one fixed A record, batched: the
+	// kernel's cost of a UDP query and its answer.
+	Floor = "floor"
+	Knot  = "knot"
+	NSD   = "nsd"
 )
 
 // Sample is one server's figures from one timed dnsperf run.

@@ -79,22 +79,14 @@ func TestAnswersTableGivesSharesByQueryType(t *testing.T) {
 }
 
 func TestTargetsJudgeSkyDNS(t *testing.T) {
-	verdicts := map[string]string{}
-	for _, tg := range Targets(rows()) {
-		verdicts[tg.Goal] = tg.Verdict + " " + tg.Measured + " " + tg.ByCPU
-	}
-	want := map[string]string{
+	checkVerdicts(t, rows(), map[string]string{
 		"instructions/query ≤ 1.2× fixed-answer": "missed 1.50× ",
 		"QPS ≥ 0.9× fixed-answer":                "missed 0.75× 0.67×",
 		"QPS ≥ 20× CoreDNS-etcd without cache":   "missed 2.00× 40.00×",
 		"stretch: QPS ≥ 1.0× dnsmasq":            "missed 0.50× 0.33×",
 		"stretch: ≤ 15k instructions/query":      "missed 45k ",
-	}
-	for goal, v := range want {
-		if verdicts[goal] != v {
-			t.Errorf("%s: %q, want %q", goal, verdicts[goal], v)
-		}
-	}
+		"CPU/query ≤ 1.0× Knot DNS":              "not measured — ",
+	})
 	fast := rows()
 	fast[0].Instr = 14000
 	if tg := Targets(fast)[0]; tg.Verdict != "met" {
@@ -147,4 +139,41 @@ func lineOf(t *testing.T, table, prefix string) string {
 	}
 	t.Fatalf("no line %q in\n%s", prefix, table)
 	return ""
+}
+
+func TestFloorTableAndTargetsCompareCPUWithTheFloorAndKnot(t *testing.T) {
+	cpu := func(d time.Duration) []Sample { return []Sample{{QPS: 100000, CPUPerQuery: d, CPUBusy: 0.9}} }
+	rs := []Row{
+		{Server: Floor, Samples: cpu(4 * time.Microsecond), Instr: 200},
+		{Server: Knot, Samples: cpu(5 * time.Microsecond), Instr: 9000},
+		{Server: SkyDNS, Samples: cpu(4500 * time.Nanosecond), Instr: 3000},
+		{Server: SkyDNSDO, Samples: cpu(6300 * time.Nanosecond)},
+	}
+	table := FloorTable(rs)
+	if line := lineOf(t, table, "| skydns |"); !strings.Contains(line, "| 4.5 | 1.12× | 0.90× | 100k | 90 % | 3.0k | 2.8k |") {
+		t.Errorf("skydns line:\n%s", line)
+	}
+	checkVerdicts(t, rs, map[string]string{
+		"CPU/query ≤ 1.0× Knot DNS":                  "met 0.90× (4.5 vs 5.0 µs) ",
+		"CPU/query ≤ 1.15× the kernel floor":         "met 1.12× (4.5 vs 4.0 µs) ",
+		"DO-bit mix: CPU/query ≤ 1.3× the plain mix": "missed 1.40× (6.3 vs 4.5 µs) ",
+	})
+	if FloorTable(rs[1:]) != "" {
+		t.Error("a run without the floor: want no table")
+	}
+}
+
+// checkVerdicts checks the targets of rs against want: goal → "verdict
+// measured by-CPU".
+func checkVerdicts(t *testing.T, rs []Row, want map[string]string) {
+	t.Helper()
+	verdicts := map[string]string{}
+	for _, tg := range Targets(rs) {
+		verdicts[tg.Goal] = tg.Verdict + " " + tg.Measured + " " + tg.ByCPU
+	}
+	for goal, v := range want {
+		if verdicts[goal] != v {
+			t.Errorf("%s: %q, want %q", goal, verdicts[goal], v)
+		}
+	}
 }

@@ -140,13 +140,15 @@ func appendLowerName(key, pkt []byte, off int) (_ []byte, end int, ok bool) {
 // lowerInPlace lower-cases a label, and reports whether every byte is
 // allowed in a fast-path name.
 func lowerInPlace(label []byte) bool {
-	ok := true
+	// Every allowed byte maps to one in ['*', 'z'], so l-1 has its top bit
+	// clear; a 0 (not allowed) wraps to 0xFF. No branch per byte.
+	var bad byte
 	for i, c := range label {
 		l := lowerTable[c]
-		ok = ok && l != 0
+		bad |= l - 1
 		label[i] = l
 	}
-	return ok
+	return bad&0x80 == 0
 }
 
 // lowerTable maps the bytes allowed in a fast-path name to their lower

@@ -169,3 +169,16 @@ func TestParseQueryReadsTheType(t *testing.T) {
 		t.Fatalf("got %v qtype %#x key %x", ok, q.qtype, key)
 	}
 }
+
+func TestLowerInPlaceRejectsExactlyTheBytesOutsideTheTable(t *testing.T) {
+	for c := range 256 {
+		label := []byte{'a', byte(c), 'Z'}
+		ok := lowerInPlace(label)
+		if want := lowerTable[c] != 0; ok != want {
+			t.Errorf("byte %#x: ok %v, want %v", c, ok, want)
+		}
+		if ok && (label[0] != 'a' || label[1] != lowerTable[c] || label[2] != 'z') {
+			t.Errorf("byte %#x: lowered to %q", c, label)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package fastpath
 import (
 	"encoding/binary"
 	"net"
-	"os"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -19,23 +18,10 @@ import (
 // what the collector ran for. A slot's address is valid until the next
 // read; a caller that keeps it copies it.
 type batchReader struct {
+	*mmsgs
 	raw   syscall.RawConn
-	hdrs  []mmsghdr
-	iovs  []unix.Iovec
-	names []unix.RawSockaddrInet6 // room for either family
 	addrs []net.UDPAddr
 	ips   [][net.IPv6len]byte
-
-	recv  func(fd uintptr) bool // b.recvmmsg, made once: a closure per call would be garbage
-	offer int                   // slots offered to recvmmsg
-	got   int                   // messages it returned
-	errno syscall.Errno         // its error
-}
-
-// mmsghdr is struct mmsghdr of recvmmsg(2); Go pads it as C does.
-type mmsghdr struct {
-	hdr unix.Msghdr
-	len uint32
 }
 
 func newBatchReader(conn *net.UDPConn, slots int) (*batchReader, error) {
@@ -43,10 +29,8 @@ func newBatchReader(conn *net.UDPConn, slots int) (*batchReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &batchReader{raw: raw, hdrs: make([]mmsghdr, slots), iovs: make([]unix.Iovec, slots),
-		names: make([]unix.RawSockaddrInet6, slots), addrs: make([]net.UDPAddr, slots), ips: make([][net.IPv6len]byte, slots)}
-	b.recv = b.recvmmsg
-	return b, nil
+	return &batchReader{mmsgs: newMmsgs(unix.SYS_RECVMMSG, slots), raw: raw,
+		addrs: make([]net.UDPAddr, slots), ips: make([][net.IPv6len]byte, slots)}, nil
 }
 
 // read fills N, NN, Flags and Addr of the first messages, each of which
@@ -54,47 +38,15 @@ func newBatchReader(conn *net.UDPConn, slots int) (*batchReader, error) {
 func (b *batchReader) read(ms []ipv4.Message) (int, error) {
 	ms = ms[:min(len(ms), len(b.hdrs))]
 	for i := range ms {
-		b.prepare(i, &ms[i])
+		b.prepare(i, ms[i].Buffers[0], ms[i].OOB, unix.SizeofSockaddrInet6)
 	}
-	b.offer = len(ms)
-	if err := b.raw.Read(b.recv); err != nil {
-		return 0, err
-	}
-	if b.errno != 0 {
-		return 0, os.NewSyscallError("recvmmsg", b.errno)
-	}
-	for i := range b.got {
+	got, err := b.run(len(ms), b.raw.Read)
+	for i := range got {
 		h := &b.hdrs[i]
 		ms[i].N, ms[i].NN, ms[i].Flags = int(h.len), int(h.hdr.Controllen), int(h.hdr.Flags)
 		ms[i].Addr = b.sender(i)
 	}
-	return b.got, nil
-}
-
-// recvmmsg makes one non-blocking call; false (nothing to read yet) makes
-// the runtime wait until the socket is readable and call again.
-func (b *batchReader) recvmmsg(fd uintptr) bool {
-	r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(b.offer), 0, 0, 0)
-	if e == unix.EAGAIN {
-		return false
-	}
-	b.got, b.errno = int(r), e
-	return true
-}
-
-// prepare points slot i's header at m's buffer and control space and at
-// the slot's address.
-func (b *batchReader) prepare(i int, m *ipv4.Message) {
-	buf := m.Buffers[0]
-	b.iovs[i].Base = &buf[0]
-	b.iovs[i].SetLen(len(buf))
-	h := &b.hdrs[i].hdr
-	*h = unix.Msghdr{Name: (*byte)(unsafe.Pointer(&b.names[i])), Namelen: unix.SizeofSockaddrInet6, Iov: &b.iovs[i]}
-	h.SetIovlen(1)
-	if len(m.OOB) > 0 {
-		h.Control = &m.OOB[0]
-		h.SetControllen(len(m.OOB))
-	}
+	return got, err
 }
 
 // sender decodes slot i's address into the slot's net.UDPAddr; nil when

@@ -29,8 +29,9 @@ const (
 // can from its cache, writes those answers in one batch, and passes the
 // rest to the ordinary path.
 type reader struct {
-	conn      *ipv4.PacketConn // for writing
-	batch     *batchReader     // for reading
+	conn      *net.UDPConn
+	batch     *batchReader // for reading
+	writer    *batchWriter // for writing
 	cache     *Cache
 	stats     *Shard
 	fallback  *fallbackConn
@@ -52,7 +53,11 @@ func newReader(conn *net.UDPConn, cache *Cache, stats *Shard, fallback *fallback
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{conn: ipv4.NewPacketConn(conn), batch: batch, cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
+	writer, err := newBatchWriter(conn, batchSize)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{conn: conn, batch: batch, writer: writer, cache: cache, stats: stats, fallback: fallback, pktinfo: pktinfo,
 		logger: cfg.Logger, panicked: cfg.Panicked, logAnswer: cfg.LogAnswer, rrl: cfg.RRL, offer: minBatch, in: make([]ipv4.Message, batchSize), out: make([]ipv4.Message, batchSize), bufs: make([][]byte, batchSize),
 		series: make([]Series, batchSize)}
 	for i := range batchSize {
@@ -80,17 +85,23 @@ func (r *reader) run() error {
 			}
 			return err
 		}
-		start := time.Now()
-		r.adapt(n)
-		r.cache.Refresh()
-		answered := r.answer(r.in[:n])
-		r.send(r.out[:answered])
-		if answered > 0 {
-			took := time.Since(start)
-			r.stats.TookEach(r.series[:answered], took)
-			if r.logAnswer != nil {
-				r.logAnswers(r.out[:answered], took)
-			}
+		r.serve(n)
+	}
+}
+
+// serve answers the n queries just read, sends the answers in one batch
+// and passes on the rest.
+func (r *reader) serve(n int) {
+	start := time.Now()
+	r.adapt(n)
+	r.cache.Refresh()
+	answered := r.answer(r.in[:n])
+	r.send(r.out[:answered])
+	if answered > 0 {
+		took := time.Since(start)
+		r.stats.TookEach(r.series[:answered], took)
+		if r.logAnswer != nil {
+			r.logAnswers(r.out[:answered], took)
 		}
 	}
 }
@@ -196,7 +207,7 @@ func (r *reader) addAnswer(k int, resp []byte, q *ipv4.Message) {
 // send writes the answers; one that fails is dropped, as UDP would.
 func (r *reader) send(answers []ipv4.Message) {
 	for len(answers) > 0 {
-		n, err := r.conn.WriteBatch(answers, 0)
+		n, err := r.writer.write(answers)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return

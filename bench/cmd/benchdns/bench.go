@@ -38,6 +38,8 @@ type bench struct {
 	loaded  int   // services written to etcd so far
 	rev     int64 // etcd revision after the last load
 	hosts   string
+	zone    string // the zone file of Knot and NSD
+	key     string // skydns-do's DNSSEC key file; "": not made yet
 	queries string
 	probe   string // a name every server answers with an A record
 }
@@ -89,6 +91,10 @@ func (b *bench) prepareData(ctx context.Context) error {
 	}
 	b.hosts = filepath.Join(b.work, "hosts")
 	if err := gendata.WriteFile(b.hosts, func(w io.Writer) error { return gendata.WriteHosts(w, b.spec, b.svcs) }); err != nil {
+		return err
+	}
+	b.zone = filepath.Join(b.work, zone+".zone")
+	if err := gendata.WriteFile(b.zone, func(w io.Writer) error { return gendata.WriteZone(w, b.spec, b.svcs) }); err != nil {
 		return err
 	}
 	b.queries = filepath.Join(b.work, "queries")

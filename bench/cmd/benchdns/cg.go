@@ -32,6 +32,10 @@ func (b *bench) callgrindPass(ctx context.Context, rows []report.Row) {
 		if s.name == report.CoreDNSCache || ctx.Err() != nil {
 			continue
 		}
+		if s.noCallgrind != "" {
+			row.Notes = append(row.Notes, s.noCallgrind)
+			continue
+		}
 		file := fast
 		if s.readsEtcd {
 			file = slow
@@ -81,7 +85,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	defer inst.proc.Kill() // a signal would trip callgrind; the counts are dumped already
 	dump := 1
 	if !s.readsEtcd {
-		first, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp)
+		first, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp, s.dnssecOK)
 		if err != nil {
 			return 0, err
 		}
@@ -94,7 +98,7 @@ func (b *bench) countServer(ctx context.Context, s server, queries string, row *
 	if err := gc.start(ctx); err != nil {
 		return 0, err
 	}
-	w, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp)
+	w, err := b.countWindow(ctx, inst.proc.PID(), out, dump, inst.addr, queries, tcp, s.dnssecOK)
 	if err != nil {
 		return 0, err
 	}
@@ -136,7 +140,7 @@ func (b *bench) countEtcd(ctx context.Context, s server, queries string) (float6
 		return 0, err
 	}
 	defer inst.stop()
-	w, err := b.countWindow(ctx, b.etcd.PID(), out, 1, inst.addr, queries, false)
+	w, err := b.countWindow(ctx, b.etcd.PID(), out, 1, inst.addr, queries, false, false)
 	return w.perQuery(), err
 }
 
@@ -174,8 +178,9 @@ func (w window) perQuery() float64 {
 
 // countWindow zeroes the counters of the callgrind process pid, sends the
 // queries, dumps to out.dump; then stays idle as long and dumps again, to
-// out.dump+1. The queries go over TCP (one connection) or UDP.
-func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, addr, queries string, tcp bool) (window, error) {
+// out.dump+1. The queries go over TCP (one connection) or UDP, with the
+// DO bit when do is set.
+func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, addr, queries string, tcp, do bool) (window, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := callgrind.Zero(ctx, pid); err != nil {
@@ -183,7 +188,7 @@ func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, 
 	}
 	start := time.Now()
 	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: addr, QueryFile: queries, MaxRuns: 1, Outstanding: 10,
-		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU, TCP: tcp})
+		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU, TCP: tcp, DNSSECOK: do})
 	if err != nil {
 		return window{}, err
 	}

@@ -19,6 +19,7 @@ func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) 
 			inst.stop()
 		}
 	}()
+	b.warmUpUDP(ctx, insts)
 	for r := range b.cfg.rounds {
 		for i := range rows {
 			row := &rows[(i+r)%len(rows)]
@@ -56,6 +57,22 @@ func (b *bench) startAll(ctx context.Context, rows []report.Row) map[string]*ins
 	return insts
 }
 
+// warmUpUDP sends the servers that cache their answers the query file
+// once over UDP, so that the timed rounds measure them warm.
+func (b *bench) warmUpUDP(ctx context.Context, insts map[string]*instance) {
+	for name, inst := range insts {
+		if !inst.warmUp || ctx.Err() != nil {
+			continue
+		}
+		run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, MaxRuns: 1, CPU: b.cfg.loadCPU, DNSSECOK: inst.dnssecOK})
+		if err != nil {
+			b.logf("warming %s up: %v", name, err)
+			continue
+		}
+		b.logf("warmed %s up over UDP: %d queries answered, %d lost, %.0f QPS", name, run.Completed, run.Lost, run.QPS)
+	}
+}
+
 // measure runs dnsperf once against inst, over TCP (tcpClients clients,
 // tcpOutstanding queries in flight) or UDP, and reads the server's (and
 // for servers reading etcd per query, etcd's) CPU time over the run.
@@ -64,7 +81,7 @@ func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.S
 	if err != nil {
 		return report.Sample{}, err
 	}
-	o := dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU}
+	o := dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU, DNSSECOK: inst.dnssecOK}
 	if tcp {
 		o.TCP, o.Clients, o.Outstanding = true, tcpClients, tcpOutstanding
 	}
@@ -91,7 +108,11 @@ func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.S
 func (b *bench) cpuTimes(inst *instance) ([2]time.Duration, error) {
 	var t [2]time.Duration
 	var err error
-	if t[0], err = proc.CPUTime(inst.proc.PID()); err != nil {
+	cpuTime := proc.CPUTime
+	if inst.processTree {
+		cpuTime = proc.TreeCPUTime
+	}
+	if t[0], err = cpuTime(inst.proc.PID()); err != nil {
 		return t, fmt.Errorf("%s: %w", inst.name, err)
 	}
 	if inst.readsEtcd {

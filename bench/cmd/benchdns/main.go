@@ -1,6 +1,8 @@
-// Command benchdns runs the DNS comparison on one machine: skydns,
-// CoreDNS's etcd plugin without and with cache, dnsmasq and a fixed-answer
-// miekg/dns server, all serving the same generated services. Each server is
+// Command benchdns runs the DNS comparison on one machine: skydns (also
+// with a signed zone, asked with the DO bit), CoreDNS's etcd plugin
+// without and with cache, dnsmasq, a fixed-answer miekg/dns server, Knot
+// DNS and NSD, all serving the same generated services, and a kernel-floor
+// server answering every query with one fixed record. Each server is
 // pinned to one CPU and dnsperf to another; rounds are interleaved. Then a
 // callgrind pass counts instructions per query, and a memory pass measures
 // skydns's RSS at several sizes, its apply rate and its write → answer

@@ -15,7 +15,7 @@ func TestFlagsDefaultToTheFullComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.services != 10000 || c.rounds != 3 || c.duration != 10*time.Second || len(c.servers) != 5 || len(c.parts) != 4 {
+	if c.services != 10000 || c.rounds != 3 || c.duration != 10*time.Second || len(c.servers) != 9 || len(c.parts) != 4 {
 		t.Fatalf("defaults %+v", c)
 	}
 	if len(c.memSizes) != 3 || c.memSizes[2] != 50000 {

@@ -73,6 +73,9 @@ func (r results) markdown(cfg config, args []string) string {
 	b.WriteString(".\n\n")
 	if udp {
 		b.WriteString("## Serving\n\n" + report.DNSTable(r.rows) + "\n" + report.AnswersTable(r.rows) + "\n")
+		if t := report.FloorTable(r.rows); t != "" {
+			b.WriteString("## Against the kernel floor and Knot DNS\n\nCPU per query over the same runs, against the floor's (a fixed A answer with recvmmsg/sendmmsg, no lookup) and Knot DNS's; skydns-do is skydns with its zone signed, asked the same mix with the DO bit.\n\n" + t + "\n")
+		}
 		b.WriteString("## Targets\n\n" + report.TargetsTable(report.Targets(r.rows)) + "\n")
 		if t := report.BreakdownTable(r.rows, callgrind.Categories); t != "" {
 			b.WriteString("## Where the instructions go (callgrind, each function's own cost by source file)\n\n" + t + "\n")

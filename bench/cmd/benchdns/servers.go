@@ -25,10 +25,24 @@ type server struct {
 	tcpOnly bool
 	// callgrindArgv, if set, adapts the command to run under callgrind.
 	callgrindArgv func(argv []string) []string
+	// warmUp servers cache what they answer: the query file is sent once
+	// before the timed rounds, which measure them warm.
+	warmUp bool
+	// dnssecOK servers are sent every query with the DO bit.
+	dnssecOK bool
+	// processTree servers answer in child processes: their CPU time
+	// counts.
+	processTree bool
+	// noCallgrind, if set, says why instructions are not counted.
+	noCallgrind string
 }
 
 var servers = []server{
-	{name: report.SkyDNS, argv: skydnsArgv, goRuntime: true, pprof: true},
+	{name: report.Floor, argv: floorArgv},
+	{name: report.Knot, argv: knotArgv},
+	{name: report.NSD, argv: nsdArgv, processTree: true, noCallgrind: "not counted: NSD answers in a child process callgrind_control does not reach"},
+	{name: report.SkyDNS, argv: skydnsArgv, goRuntime: true, pprof: true, warmUp: true},
+	{name: report.SkyDNSDO, argv: skydnsDOArgv, goRuntime: true, pprof: true, warmUp: true, dnssecOK: true},
 	{name: report.CoreDNS, argv: corednsArgv(""), goRuntime: true, readsEtcd: true},
 	{name: report.CoreDNSCache, argv: corednsArgv(cache30), goRuntime: true, readsEtcd: true},
 	{name: report.CoreDNSCacheAll, argv: corednsArgv(cacheAll), goRuntime: true, readsEtcd: true, tcpOnly: true},
