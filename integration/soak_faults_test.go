@@ -20,9 +20,9 @@ const (
 	recoverWithin = 90 * time.Second
 	// quotaBytes is every etcd member's --quota-backend-bytes, small so
 	// that the quota fault can fill it in seconds.
-	quotaBytes = 32 << 20
+	quotaBytes = 64 << 20
 	// fillValueBytes is the size of each value the quota fault writes.
-	fillValueBytes = 512 << 10
+	fillValueBytes = 1 << 20
 	// fillPrefix holds the quota fault's values, outside the DNS prefix.
 	fillPrefix = "/soak-fill/"
 	// burstChanges is how many changes the compaction fault makes at once.

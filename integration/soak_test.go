@@ -41,16 +41,17 @@ const (
 
 // soakRun is the system under the soak and what it records.
 type soakRun struct {
-	api      *harness.APIServer
-	cluster  *harness.EtcdCluster
-	kube2sky []*harness.Kube2Sky
-	skydns   []*harness.SkyDNS
-	history  *historyRecorder
-	churn    *soakChurn
-	answers  *soakAnswers
-	faultRNG *rand.Rand
-	faults   map[string]int
-	wg       sync.WaitGroup // changes and their verifications
+	api       *harness.APIServer
+	cluster   *harness.EtcdCluster
+	kube2sky  []*harness.Kube2Sky
+	skydns    []*harness.SkyDNS
+	history   *historyRecorder
+	churn     *soakChurn
+	answers   *soakAnswers
+	faultRNG  *rand.Rand
+	faults    map[string]int
+	changing  sync.WaitGroup // changes until acknowledged
+	verifying sync.WaitGroup // changes acknowledged until served
 }
 
 // TestSoak runs the whole system under steady changes and lookups while a
@@ -78,11 +79,12 @@ func TestSoak(t *testing.T) {
 	}
 	stopTraffic()
 	traffic.Wait()
+	r.changing.Wait()
 	quiet := time.Now()
-	r.wg.Wait()
 	convergence := r.awaitConvergence(t)
-	fmt.Printf("soak: ran %v of faults and changes, then converged %v after the last\n",
-		quiet.Sub(began).Round(time.Second), convergence.Round(time.Millisecond))
+	fmt.Printf("soak: ran %v of faults and changes, then converged %v after the last (bound %v)\n",
+		quiet.Sub(began).Round(time.Second), convergence.Round(time.Millisecond), convergeBound)
+	r.verifying.Wait()
 	r.check(t)
 }
 
@@ -154,7 +156,7 @@ func randomBetween(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 
 // changeSteadily starts a change every 1/changesPerSecond until ctx ends.
 func (r *soakRun) changeSteadily(ctx context.Context) {
-	every(ctx, time.Second/changesPerSecond, func(int) { r.wg.Go(r.changeOne) })
+	every(ctx, time.Second/changesPerSecond, func(int) { r.changing.Go(r.changeOne) })
 }
 
 // every calls do with 0, 1, 2 ... once per interval until ctx ends.
@@ -193,7 +195,7 @@ func (r *soakRun) changeOne() {
 	if err != nil {
 		return
 	}
-	r.wg.Go(func() {
+	r.verifying.Go(func() {
 		defer r.churn.done(service)
 		r.answers.verify(context.Background(), r.skydns, soakName(service), v)
 	})
