@@ -37,6 +37,7 @@ type soakAnswers struct {
 	retried  int
 	failures []string
 	delays   []time.Duration // from a change's acknowledgement to a skydns serving it
+	acks     []time.Time     // the acknowledgement of each of delays
 	unserved []string        // changes a skydns never served within verifyFor
 }
 
@@ -138,6 +139,7 @@ func (a *soakAnswers) verifyOn(ctx context.Context, s *harness.SkyDNS, name stri
 		return
 	}
 	a.delays = append(a.delays, served.Sub(v.Acked))
+	a.acks = append(a.acks, v.Acked)
 }
 
 // awaitServed asks s for name every verifyEvery until it answers value,

@@ -50,8 +50,9 @@ type soakRun struct {
 	answers   *soakAnswers
 	faultRNG  *rand.Rand
 	faults    map[string]int
-	changing  sync.WaitGroup // changes until acknowledged
-	verifying sync.WaitGroup // changes acknowledged until served
+	phases    []soakcheck.Phase // when each fault began
+	changing  sync.WaitGroup    // changes until acknowledged
+	verifying sync.WaitGroup    // changes acknowledged until served
 }
 
 // TestSoak runs the whole system under steady changes and lookups while a
@@ -141,6 +142,7 @@ func (r *soakRun) inject(t *testing.T, i int, f soakFault) {
 	hold := randomBetween(r.faultRNG, faultHoldMin, faultHoldMax)
 	gap := randomBetween(r.faultRNG, faultGapMin, faultGapMax)
 	start := time.Now()
+	r.phases = append(r.phases, soakcheck.Phase{Name: f.kind, Begin: start})
 	heal := f.inject(t, r)
 	time.Sleep(hold) // the fault's duration, drawn from the seed
 	heal()
@@ -229,6 +231,11 @@ func (r *soakRun) check(t *testing.T) {
 	fmt.Printf("soak: served after acknowledgement: max %v, p99 %v over %d (change, skydns) pairs; oldest superseded answer served %v (bound %v) of %d answers\n",
 		maxDelay, p99Delay, len(a.delays),
 		maxAge.Round(time.Millisecond), staleBound, len(a.answers))
+	byPhase := soakcheck.MaxByPhase(r.phases, a.acks, a.delays)
+	for _, phase := range slices.Sorted(maps.Keys(byPhase)) {
+		fmt.Printf("soak: served after acknowledgement, max of changes acknowledged from %q to the next fault: %v\n",
+			phase, byPhase[phase].Round(time.Millisecond))
+	}
 	reportProblems(t, "lookups failed", a.failures)
 	reportProblems(t, "changes never acknowledged", r.churn.failed)
 	reportProblems(t, "changes never served", a.unserved)

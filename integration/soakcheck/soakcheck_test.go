@@ -131,3 +131,20 @@ goroutine 1 [running]:
 		t.Errorf("a line without a revision: err %v", err)
 	}
 }
+
+func TestMaxByPhase(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	phases := []Phase{{"kill", t0.Add(10 * time.Second)}, {"pause", t0.Add(20 * time.Second)}, {"kill", t0.Add(30 * time.Second)}}
+	at := []time.Time{t0, t0.Add(12 * time.Second), t0.Add(25 * time.Second), t0.Add(31 * time.Second), t0.Add(21 * time.Second)}
+	ds := []time.Duration{1, 2, 3, 7, 5}
+	got := MaxByPhase(phases, at, ds)
+	want := map[string]time.Duration{BeforeFaults: 1, "kill": 7, "pause": 5}
+	if len(got) != len(want) {
+		t.Fatalf("MaxByPhase = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+	}
+}
