@@ -74,20 +74,33 @@ func StartAPIServer(t testing.TB, etcdEndpoint string) *APIServer {
 // waitReady polls /readyz until it answers ok.
 func (s *APIServer) waitReady(t testing.TB) {
 	t.Helper()
-	rc := s.Client.Discovery().RESTClient()
 	err := Poll(APIServerStartTimeout, func() error {
 		if err := s.Process.ErrIfExited(); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		body, err := rc.Get().AbsPath("/readyz").DoRaw(ctx)
-		if err != nil {
-			return fmt.Errorf("GET /readyz: %w: %s", err, body)
-		}
-		return nil
+		return s.Ready(ctx)
 	})
 	if err != nil {
 		t.Fatalf("kube-apiserver at %s not ready: %v", s.URL, err)
 	}
+}
+
+// Restart stops the API server gracefully and starts it again on the same
+// port with the same files and storage, waiting for /readyz.
+func (s *APIServer) Restart(t testing.TB) {
+	t.Helper()
+	s.Process.Stop()
+	s.Process.Start()
+	s.waitReady(t)
+}
+
+// Ready returns nil when /readyz answers ok.
+func (s *APIServer) Ready(ctx context.Context) error {
+	body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("GET /readyz: %w: %s", err, body)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 // Package harness runs the real servers kubesky's end-to-end tests need as
 // child processes on 127.0.0.1: etcd (StartEtcd, with Stop/Restart on the
-// same ports, Compact, Defrag and etcdctl), kube-apiserver
+// same ports, Compact, Defrag and etcdctl; StartEtcdCluster for several
+// members, each behind a peer proxy that Partition cuts), kube-apiserver
 // (StartAPIServer), kube-controller-manager (StartControllerManager), and
 // kubesky's own skydns and kube2sky (StartSkyDNS, StartKube2Sky, with
 // /readyz and /metrics helpers). It also has the clients the tests assert

@@ -42,26 +42,45 @@ func StartEtcd(t testing.TB) *Etcd {
 // access, with extraArgs after the harness's own flags.
 func startEtcd(t testing.TB, scheme string, access etcdAccess, extraArgs ...string) *Etcd {
 	t.Helper()
-	RequireBinaries(t, "etcd")
-	e := &Etcd{t: t, DataDir: t.TempDir(), access: access}
-	e.Endpoint = scheme + "://" + HostPort(FreePort(t))
 	peer := "http://" + HostPort(FreePort(t))
+	m := etcdMember{label: "etcd", name: "harness", clientURL: scheme + "://" + HostPort(FreePort(t)), listenPeer: peer, advertisePeer: peer}
+	m.initialCluster = m.name + "=" + peer
+	e := launchEtcd(t, m, access, extraArgs...)
+	e.waitHealthy()
+	return e
+}
+
+// etcdMember is where one etcd member listens and whom it starts with.
+type etcdMember struct {
+	label          string // the process's label in logs
+	name           string
+	clientURL      string
+	listenPeer     string // the URL the member listens on for peers
+	advertisePeer  string // the URL its peers dial (a peer proxy in a cluster)
+	initialCluster string // name=advertisePeer,... of every member
+}
+
+// launchEtcd starts bin/etcd as member m with a data directory under
+// t.TempDir(), without waiting for it to be healthy.
+func launchEtcd(t testing.TB, m etcdMember, access etcdAccess, extraArgs ...string) *Etcd {
+	t.Helper()
+	RequireBinaries(t, "etcd")
+	e := &Etcd{t: t, DataDir: t.TempDir(), access: access, Endpoint: m.clientURL}
 	e.Process = StartProcess(t, ProcessSpec{
-		Name: "etcd",
+		Name: m.label,
 		Path: Binary("etcd"),
 		Args: append([]string{
-			"--name=harness",
+			"--name=" + m.name,
 			"--data-dir=" + e.DataDir,
 			"--listen-client-urls=" + e.Endpoint,
 			"--advertise-client-urls=" + e.Endpoint,
-			"--listen-peer-urls=" + peer,
-			"--initial-advertise-peer-urls=" + peer,
-			"--initial-cluster=harness=" + peer,
+			"--listen-peer-urls=" + m.listenPeer,
+			"--initial-advertise-peer-urls=" + m.advertisePeer,
+			"--initial-cluster=" + m.initialCluster,
 			"--unsafe-no-fsync", // test data; a clean Stop still flushes
 			"--log-level=warn",
 		}, extraArgs...),
 	})
-	e.waitHealthy()
 	return e
 }
 

@@ -17,8 +17,9 @@ import (
 // DefaultStopTimeout is how long Stop waits after SIGTERM before SIGKILL.
 const DefaultStopTimeout = 10 * time.Second
 
-// startHeader begins the line Start writes to the log before each run.
-const startHeader = "=== harness: starting "
+// StartHeader begins the line Start writes to the log before each run, so
+// that a reader of the log can tell the runs apart.
+const StartHeader = "=== harness: starting "
 
 // logTailLines is how many lines of a process's log a failing test prints.
 const logTailLines = 150
@@ -85,7 +86,7 @@ func (p *Process) Start() {
 		Args:      p.spec.Args,
 		Env:       p.spec.Env,
 		Log:       p.log,
-		StartLine: fmt.Sprintf("%s%s %q", startHeader, p.spec.Path, p.spec.Args),
+		StartLine: fmt.Sprintf("%s%s %q", StartHeader, p.spec.Path, p.spec.Args),
 	})
 	if err != nil {
 		p.t.Fatalf("%s: %v", p.spec.Name, err)
@@ -156,7 +157,7 @@ func (p *Process) logContains(substr string) bool {
 func (p *Process) LogLine(substr string) (string, bool) {
 	data, _ := os.ReadFile(p.log)
 	for line := range bytes.Lines(data) {
-		if !bytes.HasPrefix(line, []byte(startHeader)) && bytes.Contains(line, []byte(substr)) {
+		if !bytes.HasPrefix(line, []byte(StartHeader)) && bytes.Contains(line, []byte(substr)) {
 			return string(bytes.TrimRight(line, "\n")), true
 		}
 	}
@@ -212,4 +213,22 @@ func (p *Process) cleanup() {
 // tail returns the last logTailLines lines of the log.
 func (p *Process) tail() string {
 	return kubeproc.Tail(p.log, logTailLines)
+}
+
+// Pause stops the process with SIGSTOP, as a hung machine or a long
+// garbage-collection pause would; Continue resumes it.
+func (p *Process) Pause() { p.signal(syscall.SIGSTOP) }
+
+// Continue resumes a paused process with SIGCONT.
+func (p *Process) Continue() { p.signal(syscall.SIGCONT) }
+
+func (p *Process) signal(sig syscall.Signal) {
+	p.t.Helper()
+	pid := p.PID()
+	if pid == 0 {
+		p.t.Fatalf("%s: %v before the first Start", p.spec.Name, sig)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		p.t.Errorf("%s: %v: %v", p.spec.Name, sig, err)
+	}
 }

@@ -103,3 +103,61 @@ func TestProxyToAnAbsentTargetClosesConnections(t *testing.T) {
 		t.Fatalf("round trip to a closed target: %v, want an I/O error", err)
 	}
 }
+
+// dialFrom connects to addr and sends an HTTP request head naming source
+// in X-Server-From, as an etcd member's peer transport does.
+func dialFrom(t *testing.T, addr, source string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := fmt.Fprintf(c, "GET /raft/stream HTTP/1.1\r\nX-Server-From: %s\r\n\r\n", source); err != nil {
+		t.Fatal(err)
+	}
+	// The echo server answers the head's lines; skip them.
+	r := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	for range 3 {
+		if _, err := r.ReadString('\n'); err != nil {
+			return c // cut: roundTrip reports it
+		}
+	}
+	return c
+}
+
+func TestPeerProxyCutsOneSource(t *testing.T) {
+	p := StartPeerProxy(t, echoServer(t))
+	a, b := dialFrom(t, p.Addr, "a1"), dialFrom(t, p.Addr, "b2")
+	if err := roundTrip(a, "from a"); err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+
+	p.Cut("a1")
+	t.Run("the cut source's connections are closed", func(t *testing.T) {
+		if err := roundTrip(a, "again"); err == nil {
+			t.Fatal("round trip on a cut source's connection succeeded")
+		}
+	})
+	t.Run("the cut source's new connections are refused", func(t *testing.T) {
+		if err := roundTrip(dialFrom(t, p.Addr, "a1"), "new"); err == nil {
+			t.Fatal("round trip from a cut source succeeded")
+		}
+	})
+	t.Run("other sources go on", func(t *testing.T) {
+		if err := roundTrip(b, "from b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := roundTrip(dialFrom(t, p.Addr, "c3"), "from c"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	p.Mend("a1")
+	t.Run("a mended source connects again", func(t *testing.T) {
+		if err := roundTrip(dialFrom(t, p.Addr, "a1"), "back"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
