@@ -141,25 +141,34 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 // TestChartComparisonSeesChanges checks that the comparison fails where the
 // chart's values change an object: it would otherwise pass anything.
 func TestChartComparisonSeesChanges(t *testing.T) {
+	kust := map[string]map[string]*unstructured.Unstructured{
+		"per-pod":    byName(kustomize(t, "kubernetes")),
+		"shared":     byName(kustomize(t, "shared-etcd")),
+		"node-local": byName(kustomize(t, "node-local")),
+	}
+	etcd := func(values map[string]any) map[string]any {
+		return map[string]any{"topology": "shared", "etcd": values}
+	}
 	nodeLocal := func(values map[string]any) map[string]any {
 		return map[string]any{"topology": "node-local", "nodeLocal": values}
 	}
-	kust := map[string]map[string]*unstructured.Unstructured{
-		"per-pod":    byName(kustomize(t, "kubernetes")),
-		"node-local": byName(kustomize(t, "node-local")),
-	}
-	for name, values := range map[string]map[string]any{
-		"Deployment/kube-system/kubesky":            {"replicaCount": 3},
-		"Service/kube-system/kube-dns":              {"service": map[string]any{"clusterIP": "10.96.0.20"}},
-		"DaemonSet/kube-system/kubesky-node-local":  nodeLocal(map[string]any{"address": "169.254.20.11"}),
-		"Deployment/kube-system/kubesky-etcd-proxy": nodeLocal(map[string]any{"proxy": map[string]any{"replicaCount": 3}}),
-		"Service/kube-system/kubesky-etcd-proxy":    nodeLocal(map[string]any{"proxy": map[string]any{"clusterIP": "10.96.0.15"}}),
+	for _, change := range []struct {
+		object string
+		values map[string]any
+	}{
+		{"Deployment/kube-system/kubesky", map[string]any{"replicaCount": 3}},
+		{"Service/kube-system/kube-dns", map[string]any{"service": map[string]any{"clusterIP": "10.96.0.20"}}},
+		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"storageClassName": "local"})},
+		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"persistentVolumeClaimRetentionPolicy": map[string]any{"whenDeleted": "Delete"}})},
+		{"DaemonSet/kube-system/kubesky-node-local", nodeLocal(map[string]any{"address": "169.254.20.11"})},
+		{"Deployment/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"replicaCount": 3}})},
+		{"Service/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"clusterIP": "10.96.0.15"}})},
 	} {
-		topology, _ := values["topology"].(string)
-		want := kust[cmp.Or(topology, "per-pod")][name]
-		got := withoutHelmLabels(byName(renderChart(t, values))[name])
+		topology, _ := change.values["topology"].(string)
+		want := kust[cmp.Or(topology, "per-pod")][change.object]
+		got := withoutHelmLabels(byName(renderChart(t, change.values))[change.object])
 		if equality.Semantic.DeepEqual(got.Object, want.Object) {
-			t.Errorf("%s with %v equals the kustomization's", name, values)
+			t.Errorf("%s with %v equals the kustomization's", change.object, change.values)
 		}
 	}
 }

@@ -42,7 +42,8 @@ var helmValues = map[string]string{
 		"nodeLocal.proxy.replicaCount=3,nodeLocal.resources.requests.cpu=75m",
 	"per-pod with options": "topology=per-pod,hpa.enabled=true,podDisruptionBudget.minAvailable=1," +
 		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra",
-	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi," +
+	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi,etcd.storageClassName=local," +
+		"etcd.persistentVolumeClaimRetentionPolicy.whenDeleted=Delete," +
 		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
 		".matchExpressions[0].key=kubernetes.io/os," +
 		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
