@@ -45,10 +45,13 @@ func busyboxLookups(t *testing.T, c *cluster.Cluster, name string, disrupt func(
 	lookupsDuring(t, c, name, "", disrupt)
 }
 
-// glibcLookups is lookupsOnNode from a pod on the first node, where none
-// may fail or take over a second either.
+// glibcLookups runs measuredLookupsOnNode from a pod on the first node:
+// none may fail (lookups over a second are logged: TestNodeLocal holds
+// the DaemonSet's rollout to that).
 func glibcLookups(t *testing.T, c *cluster.Cluster, name string, disrupt func()) {
-	lookupsOnNode(t, c, buildLookups(t, c), name, c.Cfg().Node(1).Name, disrupt)
+	if s := measuredLookupsOnNode(t, c, buildLookups(t, c), name, c.Cfg().Node(1).Name, disrupt); s.Failed != 0 {
+		t.Errorf("%d lookups failed, want none:\n%s", s.Failed, s.problems)
+	}
 }
 
 // TestHelm installs deploy/helm/kubesky with bin/helm into a cluster with
