@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"cmp"
 	"maps"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func toYAML(obj *unstructured.Unstructured) string {
 // render, for each topology, the objects its kustomization builds, differing
 // only in Helm's standard labels (helmOnlyLabels).
 func TestChartRendersTheKustomizations(t *testing.T) {
-	for topology, dir := range map[string]string{"per-pod": "kubernetes", "shared": "shared-etcd"} {
+	for topology, dir := range map[string]string{"per-pod": "kubernetes", "shared": "shared-etcd", "node-local": "node-local"} {
 		t.Run(topology+" is "+dir, func(t *testing.T) {
 			chart := renderChart(t, map[string]any{"topology": topology})
 			requireSameObjects(t, chart, kustomize(t, dir))
@@ -140,15 +141,34 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 // TestChartComparisonSeesChanges checks that the comparison fails where the
 // chart's values change an object: it would otherwise pass anything.
 func TestChartComparisonSeesChanges(t *testing.T) {
-	kust := byName(kustomize(t, "kubernetes"))
-	for name, values := range map[string]map[string]any{
-		"Deployment/kube-system/kubesky": {"replicaCount": 3},
-		"Service/kube-system/kube-dns":   {"service": map[string]any{"clusterIP": "10.96.0.20"}},
+	kust := map[string]map[string]*unstructured.Unstructured{
+		"per-pod":    byName(kustomize(t, "kubernetes")),
+		"shared":     byName(kustomize(t, "shared-etcd")),
+		"node-local": byName(kustomize(t, "node-local")),
+	}
+	etcd := func(values map[string]any) map[string]any {
+		return map[string]any{"topology": "shared", "etcd": values}
+	}
+	nodeLocal := func(values map[string]any) map[string]any {
+		return map[string]any{"topology": "node-local", "nodeLocal": values}
+	}
+	for _, change := range []struct {
+		object string
+		values map[string]any
+	}{
+		{"Deployment/kube-system/kubesky", map[string]any{"replicaCount": 3}},
+		{"Service/kube-system/kube-dns", map[string]any{"service": map[string]any{"clusterIP": "10.96.0.20"}}},
+		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"storageClassName": "local"})},
+		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"persistentVolumeClaimRetentionPolicy": map[string]any{"whenDeleted": "Delete"}})},
+		{"DaemonSet/kube-system/kubesky-node-local", nodeLocal(map[string]any{"address": "169.254.20.11"})},
+		{"Deployment/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"replicaCount": 3}})},
+		{"Service/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"clusterIP": "10.96.0.15"}})},
 	} {
-		chart := byName(renderChart(t, values))
-		got := withoutHelmLabels(chart[name])
-		if equality.Semantic.DeepEqual(got.Object, kust[name].Object) {
-			t.Errorf("%s with %v equals the kustomization's", name, values)
+		topology, _ := change.values["topology"].(string)
+		want := kust[cmp.Or(topology, "per-pod")][change.object]
+		got := withoutHelmLabels(byName(renderChart(t, change.values))[change.object])
+		if equality.Semantic.DeepEqual(got.Object, want.Object) {
+			t.Errorf("%s with %v equals the kustomization's", change.object, change.values)
 		}
 	}
 }
@@ -157,12 +177,16 @@ func TestChartComparisonSeesChanges(t *testing.T) {
 // wrong value with an error naming it.
 func TestChartSchemaNamesWrongValues(t *testing.T) {
 	for name, values := range map[string]map[string]any{
-		"topology":     {"topology": "node-local"},
-		"replicaCount": {"replicaCount": "two"},
-		"clusterIP":    {"service": map[string]any{"clusterIP": "kube-dns"}},
-		"pullPolicy":   {"image": map[string]any{"pullPolicy": "Sometimes"}},
-		"replicas":     {"replicas": 3},
-		"mountPath":    {"extraSecrets": []any{map[string]any{"name": "x", "mountPath": "rel"}}},
+		"topology":                       {"topology": "node-cache"},
+		"replicaCount":                   {"replicaCount": "two"},
+		"clusterIP":                      {"service": map[string]any{"clusterIP": "kube-dns"}},
+		"pullPolicy":                     {"image": map[string]any{"pullPolicy": "Sometimes"}},
+		"replicas":                       {"replicas": 3},
+		"mountPath":                      {"extraSecrets": []any{map[string]any{"name": "x", "mountPath": "rel"}}},
+		"/nodeLocal/address":             {"nodeLocal": map[string]any{"address": "node-local"}},
+		"/nodeLocal/updateStrategy/type": {"nodeLocal": map[string]any{"updateStrategy": map[string]any{"type": "Recreate"}}},
+		"/nodeLocal/proxy/replicaCount":  {"nodeLocal": map[string]any{"proxy": map[string]any{"replicaCount": 0}}},
+		"tolerations":                    {"nodeLocal": map[string]any{"tolerations": "all"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := renderChartErr(values)
@@ -227,7 +251,7 @@ func TestChartValuesReachThePods(t *testing.T) {
 		"hpa":                       map[string]any{"enabled": true},
 		"extraSecrets":              []any{map[string]any{"name": "extra", "mountPath": "/etc/extra"}},
 	}
-	for topology, name := range map[string]string{"per-pod": "kubesky", "shared": "kubesky-skydns"} {
+	for topology, name := range map[string]string{"per-pod": "kubesky", "shared": "kubesky-skydns", "node-local": "kubesky-skydns"} {
 		t.Run(topology, func(t *testing.T) {
 			values["topology"] = topology
 			d := byName(renderChart(t, values))["Deployment/kube-system/"+name]
@@ -282,4 +306,49 @@ func container(t *testing.T, d *unstructured.Unstructured, name string) map[stri
 func toYAMLValue(v any) string {
 	data, _ := yaml.Marshal(v)
 	return string(data)
+}
+
+// TestChartNodeLocalValues checks that the node-local values reach the
+// DaemonSet's two skydns and the grpc-proxy, each where the default
+// renders something else.
+func TestChartNodeLocalValues(t *testing.T) {
+	objs := byName(renderChart(t, map[string]any{
+		"topology":     "node-local",
+		"zone":         "example.internal",
+		"extraSecrets": []any{map[string]any{"name": "extra", "mountPath": "/etc/extra"}},
+		"nodeLocal": map[string]any{
+			"address":           "fd00::10",
+			"resources":         map[string]any{"requests": map[string]any{"cpu": "75m"}},
+			"priorityClassName": "",
+			"tolerations":       []any{},
+			"updateStrategy":    map[string]any{"type": "OnDelete"},
+			"proxy":             map[string]any{"clusterIP": "10.96.0.15", "replicaCount": 3, "resources": map[string]any{"requests": map[string]any{"cpu": "80m"}}},
+		},
+	}))
+	ds, proxy := objs["DaemonSet/kube-system/kubesky-node-local"], objs["Deployment/kube-system/kubesky-etcd-proxy"]
+	if ds == nil || proxy == nil {
+		t.Fatalf("no DaemonSet or no proxy Deployment in %v", slices.Sorted(maps.Keys(objs)))
+	}
+	spec := podTemplate(t, ds).Object["spec"].(map[string]any)
+	strategy, _, _ := unstructured.NestedString(ds.Object, "spec", "updateStrategy", "type")
+	bad := map[string]bool{
+		"a priorityClassName":     hasField(spec, "priorityClassName"),
+		"tolerations":             hasField(spec, "tolerations"),
+		"not updated OnDelete":    strategy != "OnDelete",
+		"the proxy's replicas":    !strings.Contains(toYAMLValue(proxy.Object["spec"]), "replicas: 3"),
+		"the proxy's cpu request": !strings.Contains(toYAMLValue(container(t, proxy, "grpc-proxy")), "cpu: 80m"),
+		"the proxy Service's IP":  !strings.Contains(toYAMLValue(objs["Service/kube-system/kubesky-etcd-proxy"]), "clusterIP: 10.96.0.15"),
+		"extra is not a volume":   !strings.Contains(toYAMLValue(spec["volumes"]), "secretName: extra"),
+	}
+	for _, name := range []string{"skydns-a", "skydns-b"} {
+		skydns := toYAMLValue(container(t, ds, name))
+		for _, want := range []string{"--dns-addr=[fd00::10]:53", "--etcd-endpoints=https://10.96.0.15:2379", "--zone=example.internal", "cpu: 75m", "mountPath: /etc/extra"} {
+			bad[name+" has no "+want] = !strings.Contains(skydns, want)
+		}
+	}
+	for what, wrong := range bad {
+		if wrong {
+			t.Errorf("%s\n%s\n%s", what, toYAML(ds), toYAML(proxy))
+		}
+	}
 }

@@ -34,11 +34,16 @@ func helm(t *testing.T, args ...string) []byte {
 // helmValues are the values TestHelmChart lints and applies: each topology
 // with its defaults, and with the options that add or change objects.
 var helmValues = map[string]string{
-	"per-pod": "topology=per-pod",
-	"shared":  "topology=shared",
+	"per-pod":    "topology=per-pod",
+	"shared":     "topology=shared",
+	"node-local": "topology=node-local",
+	"node-local with options": "topology=node-local,nodeLocal.address=169.254.20.11,nodeLocal.priorityClassName=," +
+		"nodeLocal.tolerations=null,nodeLocal.updateStrategy.type=OnDelete,nodeLocal.updateStrategy.rollingUpdate=null," +
+		"nodeLocal.proxy.replicaCount=3,nodeLocal.resources.requests.cpu=75m",
 	"per-pod with options": "topology=per-pod,hpa.enabled=true,podDisruptionBudget.minAvailable=1," +
 		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra",
-	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi," +
+	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi,etcd.storageClassName=local," +
+		"etcd.persistentVolumeClaimRetentionPolicy.whenDeleted=Delete," +
 		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
 		".matchExpressions[0].key=kubernetes.io/os," +
 		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +
@@ -69,10 +74,10 @@ func TestHelmChart(t *testing.T) {
 		checkHelmLifecycle(t, api)
 	})
 	t.Run("a wrong value fails with its name", func(t *testing.T) {
-		cmd := exec.CommandContext(t.Context(), harness.Binary("helm"), "template", chart, "--set", "topology=node-local")
+		cmd := exec.CommandContext(t.Context(), harness.Binary("helm"), "template", chart, "--set", "topology=node-cache")
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "topology") {
-			t.Fatalf("helm template with topology=node-local: %v\n%s", err, out)
+			t.Fatalf("helm template with topology=node-cache: %v\n%s", err, out)
 		}
 	})
 }

@@ -43,9 +43,9 @@ test-node-local: build cluster-tools ## deploy/node-local in the real cluster: e
 bench-node-local: build cluster-tools ## deploy/node-local's skydns against CoreDNS as NodeLocal DNSCache in one real cluster (NODES=3): latency cold and warm, propagation, rollout, kill -9, the conntrack race, memory; writes bench/results/node-local.md (root, ~15 min)
 	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 40m -run '^TestNodeLocalComparison$$' ./cluster/clustertest/
 
-test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster: helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
+test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster, every topology (per-pod and shared in one cluster, node-local in a second): helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
 	@$(call with_ticker,integration/tools/build.sh helm)
-	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestHelm$$' ./cluster/clustertest/
+	$(CLUSTER_GO_TEST) -timeout 30m -run '^TestHelm(NodeLocal)?$$' ./cluster/clustertest/
 
 conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root; TOPOLOGY=per-pod|shared)
 	@$(call with_ticker,integration/tools/build.sh conformance)

@@ -2,6 +2,7 @@ package clustertest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -25,6 +26,13 @@ import (
 // KUBESKY_CLUSTER_TEST=1, and fails when not root.
 func startCluster(t *testing.T, topology string) *cluster.Cluster {
 	t.Helper()
+	return startClusterFor(t, cmp.Or(topology, cluster.TopologyPerPod), topology != "")
+}
+
+// startClusterFor is startCluster with the kubelets configured for
+// topology (its clusterDNS), which Start deploys only when deploy is set.
+func startClusterFor(t *testing.T, topology string, deploy bool) *cluster.Cluster {
+	t.Helper()
 	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
 		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
 	}
@@ -45,10 +53,9 @@ func startCluster(t *testing.T, topology string) *cluster.Cluster {
 			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)
 		}
 	}
-	if topology == "" {
+	cfg = cfg.WithTopology(topology)
+	if !deploy {
 		cfg.Overlay = ""
-	} else {
-		cfg = cfg.WithTopology(topology)
 	}
 	before := readHostState(t)
 	t.Cleanup(func() { checkHostUnchanged(t, before) })

@@ -56,12 +56,14 @@ topologySpreadConstraints:
 {{- end }}
 {{- end }}
 
-{{/* The built-in spread over nodes, then zones; call with (list selectorLabels byRevision). */}}
+{{/* The built-in spread over nodes, then zones; call with (list selectorLabels byRevision), or (list selectorLabels byRevision keys) to spread over keys alone. */}}
 {{- define "kubesky.spread" -}}
 {{- $sel := index . 0 -}}
 {{- $byRevision := index . 1 -}}
+{{- $keys := list "kubernetes.io/hostname" "topology.kubernetes.io/zone" -}}
+{{- if gt (len .) 2 }}{{ $keys = index . 2 }}{{ end -}}
 topologySpreadConstraints:
-{{- range $i, $key := list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+{{- range $i, $key := $keys }}
   - maxSkew: 1
     topologyKey: {{ $key }}
     {{- if eq $i 0 }}
@@ -95,15 +97,18 @@ securityContext:
   {{- end }}
 {{- end }}
 
-{{/* A container's security context; call with bindLow (bool). */}}
+{{/* A container's security context; call with (list) or the capabilities to add, "root" among them to run as root (an added capability takes effect only for root). */}}
 {{- define "kubesky.containerSecurity" -}}
 securityContext:
+  {{- if has "root" . }}
+  runAsUser: 0
+  {{- end }}
   allowPrivilegeEscalation: false
   readOnlyRootFilesystem: true
   capabilities:
     drop: ["ALL"]
-    {{- if . }}
-    add: ["NET_BIND_SERVICE"]
+    {{- with without . "root" }}
+    add: {{ toJson . }}
     {{- end }}
 {{- end }}
 
@@ -126,16 +131,35 @@ securityContext:
 {{- end }}
 {{- end }}
 
-{{/* The client TLS volume of the shared topology's etcd clients. */}}
-{{- define "kubesky.etcdClientTLS" -}}
-- name: etcd-tls
+{{/* A volume of etcd.tlsSecret: ca.crt, and each named pair of the Secret as member.crt/.key (the member's) or client.crt/.key; call with (list $ volumeName pairs...). */}}
+{{- define "kubesky.etcdTLSVolume" -}}
+{{- $ := index . 0 -}}
+- name: {{ index . 1 }}
   secret:
-    secretName: {{ .Values.etcd.tlsSecret }}
+    secretName: {{ $.Values.etcd.tlsSecret }}
     defaultMode: 0440
     items:
       - {key: ca.crt, path: ca.crt}
-      - {key: client-kubesky.crt, path: client.crt}
-      - {key: client-kubesky.key, path: client.key}
+      {{- range slice . 2 }}
+      {{- $file := ternary "member" "client" (eq . "member-kubesky-etcd-member") }}
+      - {key: {{ . }}.crt, path: {{ $file }}.crt}
+      - {key: {{ . }}.key, path: {{ $file }}.key}
+      {{- end }}
+{{- end }}
+
+{{/* The name of the DNS pods' Deployment: kubesky, or kubesky-skydns with the shared etcd. */}}
+{{- define "kubesky.dnsDeployment" -}}
+{{ ternary "kubesky-skydns" "kubesky" (include "kubesky.sharedEtcd" . | eq "true") }}
+{{- end }}
+
+{{/* The etcd client volume of kube2sky and skydns in the shared topologies. */}}
+{{- define "kubesky.etcdClientTLS" -}}
+{{- include "kubesky.etcdTLSVolume" (list . "etcd-tls" "client-kubesky") }}
+{{- end }}
+
+{{/* "true" when the topology runs deploy/shared-etcd's etcd cluster (shared, node-local), else "". */}}
+{{- define "kubesky.sharedEtcd" -}}
+{{- if has .Values.topology (list "shared" "node-local") }}true{{ end }}
 {{- end }}
 
 {{/* The kube2sky container; call with (list $ shared). */}}
@@ -167,7 +191,7 @@ securityContext:
     periodSeconds: 5
   resources:
     {{- toYaml $.Values.resources.kube2sky | nindent 4 }}
-  {{- include "kubesky.containerSecurity" false | nindent 2 }}
+  {{- include "kubesky.containerSecurity" (list) | nindent 2 }}
 {{- end }}
 
 {{/* The skydns container; call with (list $ shared). */}}
@@ -206,7 +230,7 @@ securityContext:
     periodSeconds: 2
   resources:
     {{- toYaml $.Values.resources.skydns | nindent 4 }}
-  {{- include "kubesky.containerSecurity" true | nindent 2 }}
+  {{- include "kubesky.containerSecurity" (list "NET_BIND_SERVICE") | nindent 2 }}
 {{- end }}
 
 {{/* The volume mounts of kube2sky and skydns; call with (list $ shared). */}}
@@ -215,9 +239,7 @@ securityContext:
 {{- if or (index . 1) $.Values.extraSecrets }}
 volumeMounts:
   {{- if index . 1 }}
-  - name: etcd-tls
-    mountPath: /etc/kubesky/etcd-tls
-    readOnly: true
+  {{- include "kubesky.etcdClientMount" $ | nindent 2 }}
   {{- end }}
   {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 2 . }}{{ end }}
 {{- end }}
@@ -228,9 +250,52 @@ volumeMounts:
 {{- if not (index . 1) -}}
 - --etcd-endpoints=http://127.0.0.1:2379
 {{- else -}}
-- --etcd-endpoints={{ include "kubesky.etcdEndpoints" (index . 0) }}
+{{ include "kubesky.etcdClientArgs" (include "kubesky.etcdEndpoints" (index . 0)) }}
+{{- end }}
+{{- end }}
+
+{{/* The TLS etcd client flags of kube2sky and skydns, a YAML list; call with the endpoints. */}}
+{{- define "kubesky.etcdClientArgs" -}}
+- --etcd-endpoints={{ . }}
 - --etcd-cafile=/etc/kubesky/etcd-tls/ca.crt
 - --etcd-certfile=/etc/kubesky/etcd-tls/client.crt
 - --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
 {{- end }}
+
+{{/* The mount of kubesky.etcdClientTLS. */}}
+{{- define "kubesky.etcdClientMount" -}}
+- name: etcd-tls
+  mountPath: /etc/kubesky/etcd-tls
+  readOnly: true
+{{- end }}
+
+{{/* One skydns of a node-local pod; call with (list $ id metricsPort). */}}
+{{- define "kubesky.nodeLocalSkydns" -}}
+{{- $ := index . 0 -}}
+{{- $addr := $.Values.nodeLocal.address -}}
+- name: skydns-{{ index . 1 }}
+  {{- include "kubesky.image" (list $ "skydns") | nindent 2 }}
+  args:
+    - --dns-addr={{ ternary (printf "[%s]" $addr) $addr (contains ":" $addr) }}:53
+    - --node-local-interface=kubesky0
+    - --http-addr=0.0.0.0:{{ index . 2 }}
+    - --health-socket=/run/skydns/health.sock
+    {{- include "kubesky.etcdClientArgs" (printf "https://%s:2379" $.Values.nodeLocal.proxy.clusterIP) | nindent 4 }}
+    - --zone={{ $.Values.zone }}
+    - --lameduck=2s
+    - --ns-addrs={{ $.Values.service.clusterIP }}
+  volumeMounts:
+    {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
+    - name: run-{{ index . 1 }}
+      mountPath: /run/skydns
+    {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 4 . }}{{ end }}
+  {{- range $probe, $timing := dict "readinessProbe" (dict "path" "/readyz" "periodSeconds" 2 "timeoutSeconds" 2) "livenessProbe" (dict "path" "/healthz" "periodSeconds" 10 "timeoutSeconds" 5 "failureThreshold" 5) }}
+  {{ $probe }}:
+    exec:
+      command: ["/skydns", "probe", "--socket=/run/skydns/health.sock", "--path={{ $timing.path }}"]
+    {{- toYaml (omit $timing "path") | nindent 4 }}
+  {{- end }}
+  resources:
+    {{- toYaml $.Values.nodeLocal.resources | nindent 4 }}
+  {{- include "kubesky.containerSecurity" (list "root" "NET_ADMIN" "NET_BIND_SERVICE") | nindent 2 }}
 {{- end }}
