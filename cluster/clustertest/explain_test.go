@@ -34,12 +34,10 @@ func checkExplain(t *testing.T, c *cluster.Cluster) {
 		t.Fatal(err)
 	}
 	kubectl(t, c, workload, "apply", "-f", "-")
-	t.Cleanup(func() { kubectl(t, c, workload, "delete", "--wait", "-f", "-") }) // the tests after this one make their own web
 	waitPodsReady(t, c, "web-0", "db-0")
 	etcd := writeEtcdClient(t, c)
 	const handKey = "/skydns/local/cluster/svc/default/hand/x1"
 	inNetNS(t, c, etcd.etcdctl(c, "put", handKey, `{"host":"10.0.0.1"}`)...)
-	t.Cleanup(func() { inNetNS(t, c, etcd.etcdctl(c, "del", handKey)...) })
 	web, err := c.Client.CoreV1().Services("default").Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +73,9 @@ func checkExplain(t *testing.T, c *cluster.Cluster) {
 			}
 		})
 	}
+	// the tests after this one make their own web
+	inNetNS(t, c, etcd.etcdctl(c, "del", handKey)...)
+	kubectl(t, c, workload, "delete", "--wait", "-f", "-")
 }
 
 // explainCurrent runs kubesky explain with args until every replica it
