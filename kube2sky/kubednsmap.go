@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/kubedns"
@@ -31,9 +30,7 @@ type kubeDNSGroup struct {
 	cfg         kubedns.Config
 	recorder    record.EventRecorder // set by startEvents, before any reconcile
 	log         *slog.Logger
-	mu          sync.Mutex // guards lastUID and lastProblem
-	lastUID     types.UID
-	lastProblem string
+	reported    lastReport // the ConfigMap (UID) and problems last reported
 }
 
 var _ recordGroup = (*kubeDNSGroup)(nil)
@@ -103,13 +100,7 @@ func (k *kubeDNSGroup) report(cm *hostsObject, errs []error) {
 		msgs[i] = err.Error()
 	}
 	problem := strings.Join(msgs, "; ")
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if uid == k.lastUID && problem == k.lastProblem {
-		return
-	}
-	k.lastUID, k.lastProblem = uid, problem
-	if problem == "" {
+	if !k.reported.changed(string(uid)+"\n"+problem) || problem == "" {
 		return
 	}
 	for _, m := range msgs {

@@ -1,6 +1,7 @@
 package kube2sky
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type nameServerGroup struct {
 	keyPrefix string
 	zone      records.Zone
 	log       *slog.Logger
+	warned    lastReport // the Service's type and IPs last warned of having no cluster IP
 }
 
 var _ wholeKind = (*nameServerGroup)(nil)
@@ -44,7 +46,11 @@ func (n *nameServerGroup) desired(string) desired {
 		return desired{}
 	}
 	entries := records.NameServers(n.zone, *svc)
+	missing := ""
 	if len(entries) == 0 {
+		missing = fmt.Sprint(svc.Type, svc.ClusterIPs)
+	}
+	if n.warned.changed(missing) && missing != "" {
 		n.log.Warn("the DNS Service has no cluster IP; the zone's name server records are removed", "type", svc.Type, "clusterIPs", svc.ClusterIPs)
 	}
 	return desired{forward: entries}

@@ -249,6 +249,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
 		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
 		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),
+		slog.String("node-local-peers", c.NodeLocal.PeerDir),
 		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL), slog.Int("max-ttl", c.MaxTTL),
 		slog.String("pod-records", c.PodRecords), slog.Any("ns-addrs", c.NSAddrs), slog.Bool("rotate", c.Rotate), slog.Bool("autopath", c.Autopath),
 		slog.String("log-level", c.LogLevel), slog.String("log-format", c.LogFormat),

@@ -456,6 +456,7 @@ func (d *Daemon) stop(ctx context.Context) error {
 	d.closing.Store(true)
 	var errs []error
 	d.stopNodeLocal()
+	d.stopSharing()
 	if srv := d.dnsServer(); srv != nil {
 		errs = append(errs, srv.Shutdown(ctx))
 	}

@@ -3,6 +3,7 @@ package skydns
 import (
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -22,6 +23,10 @@ type NodeLocalConfig struct {
 	// Notrack adds the nftables table inet kubesky-node-local, which keeps
 	// DNS to and from the address out of conntrack.
 	Notrack bool
+	// PeerDir is a directory shared with the other skydns of the address
+	// (a pod's emptyDir), where they share their UDP sockets (package
+	// sockshare). Empty: off.
+	PeerDir string
 }
 
 // Enabled reports whether node-local mode is on.
@@ -32,6 +37,8 @@ func (n *NodeLocalConfig) addFlags(fs *pflag.FlagSet) {
 		"made as a dummy (or an empty bridge) if missing; bind DNS only after the first full snapshot from etcd, share the port with other skydns (SO_REUSEPORT), "+
 		"step aside on SIGTERM, and stay up and not ready on a setup failure, retrying. Nothing is removed at exit: with no skydns left the address answers "+
 		"port unreachable and clients use their second nameserver (empty: off)")
+	fs.StringVar(&n.PeerDir, "node-local-peers", n.PeerDir, "in node-local mode, a directory shared with the other skydns of --dns-addr (a pod's emptyDir): each hands copies of its UDP sockets to the others "+
+		"through Unix sockets there, so that when one is killed (kill -9, an OOM kill) another answers the queries queued in its sockets instead of losing them (empty: off)")
 	fs.BoolVar(&n.Notrack, "node-local-notrack", n.Notrack, "in node-local mode, keep DNS to and from --dns-addr out of conntrack with the nftables table inet kubesky-node-local (replaced whole at start)")
 }
 
@@ -44,8 +51,26 @@ func (n NodeLocalConfig) validate(dnsAddr string) error {
 	if err := checkInterfaceName(n.Interface); err != nil {
 		return err
 	}
+	if err := checkPeerDir(n.PeerDir); err != nil {
+		return err
+	}
 	if _, err := nodeLocalAddr(dnsAddr); err != nil {
 		return fmt.Errorf("--dns-addr: %w (--node-local-interface is set)", err)
+	}
+	return nil
+}
+
+// checkPeerDir accepts an empty path or an existing directory.
+func checkPeerDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--node-local-peers: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("--node-local-peers: %s is not a directory", dir)
 	}
 	return nil
 }

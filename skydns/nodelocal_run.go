@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/kubesky/kubesky/skydns/nodelocal"
+	"github.com/kubesky/kubesky/skydns/sockshare"
 )
 
 // nodeLocalRetry is how often node-local mode retries a setup that failed.
@@ -24,6 +26,8 @@ type nodeLocalState struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	sharer *sockshare.Sharer // shares the UDP sockets with the peers; nil without
 }
 
 func (s *nodeLocalState) set(err error) {
@@ -56,6 +60,14 @@ func (d *Daemon) stopNodeLocal() {
 	if d.nodeLocal.cancel != nil {
 		d.nodeLocal.cancel()
 		<-d.nodeLocal.done
+	}
+}
+
+// stopSharing ends the socket sharing: the peers then answer what this
+// process's sockets still hold.
+func (d *Daemon) stopSharing() {
+	if d.nodeLocal.sharer != nil {
+		d.nodeLocal.sharer.Close()
 	}
 }
 
@@ -114,7 +126,35 @@ func (d *Daemon) bindNodeLocal(setUp *bool) error {
 	if err := d.mirror.Ready(); err != nil {
 		return fmt.Errorf("%w: %w", errNotSynced, err)
 	}
-	return d.startDNS(d.nodeLocalDNS)
+	if err := d.startDNS(d.nodeLocalDNS); err != nil {
+		return err
+	}
+	d.shareSockets()
+	return nil
+}
+
+// shareSockets shares the UDP sockets with the other skydns of
+// --node-local-peers, if set, and answers what a gone one's hold. DNS
+// serves either way: a failure is logged.
+func (d *Daemon) shareSockets() {
+	if d.cfg.NodeLocal.PeerDir == "" {
+		return
+	}
+	srv := d.dnsServer()
+	logger := d.logger.With("component", "node-local")
+	adopt := func(ctx context.Context, conns []*net.UDPConn) {
+		if err := srv.Adopt(ctx, conns); err != nil && ctx.Err() == nil {
+			logger.Warn("answering a gone peer's queued queries", "err", err)
+			return
+		}
+		logger.Info("a gone peer's queued queries answered, its sockets closed", "sockets", len(conns))
+	}
+	s, err := sockshare.Start(sockshare.Config{Dir: d.cfg.NodeLocal.PeerDir, Conns: srv.UDPConns(), Adopt: adopt, Logger: logger})
+	if err != nil {
+		logger.Error("not sharing the UDP sockets: a kill -9 loses the queries queued in them", "err", err)
+		return
+	}
+	d.nodeLocal.sharer = s
 }
 
 // stepAside, on a stop signal in node-local mode, turns /readyz 503 and

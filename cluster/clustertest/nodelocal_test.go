@@ -117,7 +117,9 @@ func runLookups(t *testing.T, c *cluster.Cluster, tools, name, node, script stri
 }
 
 // startToolPod starts a Debian pod named name on node running script, with
-// tools mounted as /tools.
+// tools mounted as /tools. It requests half a core: a measuring client in
+// the BestEffort class gets the least CPU weight there is, and on a busy
+// 2-core machine waits for it longer than for any answer.
 func startToolPod(t *testing.T, c *cluster.Cluster, tools, name, node, script string) {
 	t.Helper()
 	pod := fmt.Sprintf(`apiVersion: v1
@@ -127,7 +129,7 @@ spec:
   nodeName: %q
   restartPolicy: Never
   terminationGracePeriodSeconds: 1
-  containers: [{name: main, image: %s, imagePullPolicy: Never, command: ["sh", "-c", %q], volumeMounts: [{name: tools, mountPath: /tools}]}]
+  containers: [{name: main, image: %s, imagePullPolicy: Never, command: ["sh", "-c", %q], volumeMounts: [{name: tools, mountPath: /tools}], resources: {requests: {cpu: 500m}}}]
   volumes: [{name: tools, hostPath: {path: %q, type: Directory}}]
 `, name, node, cluster.DebianImage, script, tools)
 	kubectl(t, c, []byte(pod), "apply", "-f", "-")
@@ -301,11 +303,37 @@ func rolloutDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
 const nodeLocalSelector = "app.kubernetes.io/component=node-local"
 
 // killNodeLocal sends SIGKILL to container's skydns on node n, as the
-// kernel's OOM killer would, and waits until the kubelet has restarted it
-// and it is ready again.
+// kernel's OOM killer would, waits until the kubelet has restarted it and
+// it is ready again, and checks that the pod's other skydns answered what
+// the killed one's sockets held (--node-local-peers).
 func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node, container string) {
 	t.Helper()
+	survivor := "skydns-a"
+	if container == survivor {
+		survivor = "skydns-b"
+	}
+	adopted := func() int {
+		return strings.Count(nodeLocalLog(t, c, n, survivor), "a gone peer's queued queries answered")
+	}
+	before := adopted()
 	killAndWait(t, c, n, nodeLocalPID(t, n, nodeLocalContainers[container]), nodeLocalSelector, container)
+	polltest.Every(t, time.Minute, apiPoll, survivor+" answering what "+container+"'s sockets held", func() error {
+		if adopted() == before {
+			return fmt.Errorf("no new line saying so in %s's log", survivor)
+		}
+		return nil
+	})
+}
+
+// nodeLocalLog is the log of container in n's node-local pod.
+func nodeLocalLog(t *testing.T, c *cluster.Cluster, n cluster.Node, container string) string {
+	t.Helper()
+	pod := podOn(t, c, nodeLocalSelector, n.Name)
+	data, err := c.Client.CoreV1().Pods("kube-system").GetLogs(pod.Name, &corev1.PodLogOptions{Container: container}).DoRaw(t.Context())
+	if err != nil {
+		t.Fatalf("the log of %s in %s: %v", container, pod.Name, err)
+	}
+	return string(data)
 }
 
 // killAndWait sends SIGKILL to pid, container's process in the pod

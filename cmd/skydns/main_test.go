@@ -163,6 +163,8 @@ func TestBadFlagsExitWithStatus2AndOneLine(t *testing.T) {
 		{"an upstream CA file without a certificate", nil, []string{"--upstream-tls-ca", notPEM}, "--upstream-tls-ca"},
 		{"a wildcard DNS address in node-local mode", nil, []string{"--node-local-interface", "kubesky0", "--dns-addr", "0.0.0.0:53"}, "--dns-addr"},
 		{"a host name as the node-local address", []string{"SKYDNS_NODE_LOCAL_INTERFACE=kubesky0"}, []string{"--dns-addr", "dns.local:53"}, "--dns-addr"},
+		{"a peer directory that does not exist", nil, []string{"--node-local-interface", "kubesky0", "--dns-addr", "169.254.20.10:53", "--node-local-peers", "/nonexistent/peers"}, "--node-local-peers"},
+		{"a peer directory that is a file", nil, []string{"--node-local-interface", "kubesky0", "--dns-addr", "169.254.20.10:53", "--node-local-peers", notPEM}, "--node-local-peers"},
 		{"an unknown flag", nil, []string{"--frobnicate"}, "--frobnicate"},
 	}
 	for _, tc := range tests {

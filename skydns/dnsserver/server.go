@@ -113,13 +113,15 @@ type Server struct {
 	// portNamed is set when Config.Addr named the port (not 0), which
 	// StepAside needs.
 	portNamed bool
-	tcp       *tcpServer
-	tls       *tcpServer       // nil without DNS over TLS
-	fast      *fastpath.Server // nil without a fast path
-	addr      string
-	cancel    context.CancelFunc
-	done      sync.WaitGroup
-	logger    *slog.Logger
+	// newUDP makes an ordinary UDP server reading conn (Adopt's too).
+	newUDP func(conn net.PacketConn) *dns.Server
+	tcp    *tcpServer
+	tls    *tcpServer       // nil without DNS over TLS
+	fast   *fastpath.Server // nil without a fast path
+	addr   string
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	logger *slog.Logger
 }
 
 // Start binds cfg.Addr on UDP and TCP and returns once both serve.
@@ -138,9 +140,12 @@ func Start(cfg Config) (*Server, error) {
 		transfer: cfg.Transfer}
 	_, port, _ := net.SplitHostPort(cfg.Addr)
 	s := &Server{addr: ln.Addr().String(), conns: conns, portNamed: port != "0", cancel: cancel, logger: cfg.Logger}
-	err = s.serveUDP(h, cfg, conns)
+	s.newUDP = func(conn net.PacketConn) *dns.Server {
+		return newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = conn; h.udpSlots.limit(d) })
+	}
+	err = s.serveUDP(cfg, conns)
 	if err == nil {
-		err = s.serve()
+		err = s.serve(s.udp, &s.done)
 	}
 	if err != nil {
 		cancel()
@@ -162,10 +167,10 @@ func Start(cfg Config) (*Server, error) {
 // serveUDP prepares the UDP servers: one ordinary server per socket, or
 // the fast path on every socket and one ordinary server for the queries
 // it passes on.
-func (s *Server) serveUDP(h *handler, cfg Config, conns []*net.UDPConn) error {
+func (s *Server) serveUDP(cfg Config, conns []*net.UDPConn) error {
 	if cfg.FastPath == nil {
 		for _, c := range conns {
-			s.udp = append(s.udp, newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = c; h.udpSlots.limit(d) }))
+			s.udp = append(s.udp, s.newUDP(c))
 		}
 		return nil
 	}
@@ -176,7 +181,7 @@ func (s *Server) serveUDP(h *handler, cfg Config, conns []*net.UDPConn) error {
 		return err
 	}
 	s.fast = fast
-	s.udp = []*dns.Server{newDNSServer(h, cfg, func(d *dns.Server) { d.PacketConn = fast.Fallback(); h.udpSlots.limit(d) })}
+	s.udp = []*dns.Server{s.newUDP(fast.Fallback())}
 	return nil
 }
 
@@ -187,9 +192,7 @@ func (s *Server) closeSockets(conns []*net.UDPConn, ln net.Listener) {
 		s.fast.Close()
 		return
 	}
-	for _, c := range conns {
-		c.Close()
-	}
+	closeUDP(conns)
 }
 
 func (c *Config) defaults() {
@@ -240,17 +243,16 @@ func newDNSServer(h *handler, cfg Config, bind func(*dns.Server)) *dns.Server {
 	return d
 }
 
-// serve starts the UDP servers and waits until all have started or one
-// failed.
-func (s *Server) serve() error {
-	servers := s.udp
+// serve starts servers, counted in done until they return, and waits
+// until all have started or one failed.
+func (s *Server) serve(servers []*dns.Server, done *sync.WaitGroup) error {
 	started := make(chan struct{}, len(servers))
 	failed := make(chan error, len(servers))
 	for _, d := range servers {
 		d.NotifyStartedFunc = func() { started <- struct{}{} }
-		s.done.Add(1)
+		done.Add(1)
 		go func() {
-			defer s.done.Done()
+			defer done.Done()
 			if err := d.ActivateAndServe(); err != nil {
 				failed <- err
 			}

@@ -284,10 +284,13 @@ volumeMounts:
     - --zone={{ $.Values.zone }}
     - --lameduck=2s
     - --ns-addrs={{ $.Values.service.clusterIP }}
+    - --node-local-peers=/run/skydns-peers
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
     - name: run-{{ index . 1 }}
       mountPath: /run/skydns
+    - name: peers
+      mountPath: /run/skydns-peers
     {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 4 . }}{{ end }}
   {{- range $probe, $timing := dict "readinessProbe" (dict "path" "/readyz" "periodSeconds" 2 "timeoutSeconds" 2) "livenessProbe" (dict "path" "/healthz" "periodSeconds" 10 "timeoutSeconds" 5 "failureThreshold" 5) }}
   {{ $probe }}:
