@@ -56,7 +56,7 @@ func newSoakChurn(kube kubernetes.Interface, rng *rand.Rand, size int, start tim
 	for i := range size {
 		name := fmt.Sprintf("s-%d", i)
 		c.pool = append(c.pool, name)
-		c.timeline.Add(soakName(name), soakcheck.Version{Acked: start, Value: nxdomain})
+		c.timeline.Add(soakName(name), soakcheck.Version{Started: start, Acked: start, Value: nxdomain})
 	}
 	return c
 }
@@ -113,6 +113,7 @@ func (c *soakChurn) change(ctx context.Context, service, kind string) (soakcheck
 	default:
 		write = func(ctx context.Context) error { return c.remove(ctx, service) }
 	}
+	started := time.Now()
 	if err := retryWrite(ctx, write); err != nil {
 		c.mu.Lock()
 		c.failed = append(c.failed, fmt.Sprintf("%s %s: %v", kind, service, err))
@@ -120,7 +121,7 @@ func (c *soakChurn) change(ctx context.Context, service, kind string) (soakcheck
 		c.mu.Unlock()
 		return soakcheck.Version{}, err
 	}
-	v := soakcheck.Version{Acked: time.Now(), Value: value}
+	v := soakcheck.Version{Started: started, Acked: time.Now(), Value: value}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.timeline.Add(soakName(service), v)

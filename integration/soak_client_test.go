@@ -99,7 +99,7 @@ func (a *soakAnswers) lookup(name string, first, second *harness.SkyDNS) {
 		sent := time.Now()
 		value, err := askA(s.DNSAddr, name, lookupTimeout)
 		if err == nil {
-			a.add(soakcheck.Answer{Server: s.DNSAddr, Name: name, Sent: sent, Value: value})
+			a.add(soakcheck.Answer{Server: s.DNSAddr, Name: name, Sent: sent, Received: time.Now(), Value: value})
 			a.count(i > 0, nil)
 			return
 		}
@@ -151,9 +151,10 @@ func (a *soakAnswers) awaitServed(ctx context.Context, s *harness.SkyDNS, name, 
 		sent := time.Now()
 		got, err := askA(s.DNSAddr, name, lookupTimeout)
 		if err == nil {
-			a.add(soakcheck.Answer{Server: s.DNSAddr, Name: name, Sent: sent, Value: got})
+			received := time.Now()
+			a.add(soakcheck.Answer{Server: s.DNSAddr, Name: name, Sent: sent, Received: received, Value: got})
 			if got == value {
-				return time.Now(), nil
+				return received, nil
 			}
 			last = got
 		}

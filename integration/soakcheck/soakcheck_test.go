@@ -59,24 +59,30 @@ func TestStaleAnswers(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	tl := Timeline{}
-	tl.Add("a", Version{Acked: at(0), Value: "NXDOMAIN"})
-	tl.Add("a", Version{Acked: at(10), Value: "10.0.0.1"})
-	tl.Add("a", Version{Acked: at(20), Value: "10.0.0.2"})
-	tl.Add("a", Version{Acked: at(30), Value: "NXDOMAIN"})
+	tl.Add("a", Version{Started: at(0), Acked: at(0), Value: "NXDOMAIN"})
+	tl.Add("a", Version{Started: at(9), Acked: at(10), Value: "10.0.0.1"})
+	tl.Add("a", Version{Started: at(19), Acked: at(20), Value: "10.0.0.2"})
+	tl.Add("a", Version{Started: at(25), Acked: at(30), Value: "NXDOMAIN"}) // a delete whose first answer was lost
 	const bound = 5 * time.Second
+	answer := func(server string, sent float64, value string) Answer {
+		return Answer{Server: server, Name: "a", Sent: at(sent), Received: at(sent + 0.01), Value: value}
+	}
 	cases := []struct {
 		name    string
 		answer  Answer
 		want    string // a substring of the one problem, or "" for none
 		wantAge time.Duration
 	}{
-		{"the current value is fine", Answer{Name: "a", Sent: at(15), Value: "10.0.0.1"}, "", 0},
-		{"a value superseded within the bound is fine", Answer{Name: "a", Sent: at(24), Value: "10.0.0.1"}, "", 4 * time.Second},
-		{"a value still in flight is fine", Answer{Name: "a", Sent: at(19.9), Value: "10.0.0.2"}, "", 0},
-		{"a value superseded beyond the bound is stale", Answer{Server: "s1", Name: "a", Sent: at(26), Value: "10.0.0.1"}, "superseded 6s before", 6 * time.Second},
-		{"the latest of repeated values counts", Answer{Name: "a", Sent: at(31), Value: "NXDOMAIN"}, "", 0},
-		{"an old NXDOMAIN is stale", Answer{Name: "a", Sent: at(29), Value: "NXDOMAIN"}, "superseded 19s before", 19 * time.Second},
-		{"a value never acknowledged is reported", Answer{Name: "a", Sent: at(15), Value: "10.9.9.9"}, "no acknowledged change made", 0},
+		{"the current value is fine", answer("", 15, "10.0.0.1"), "", 0},
+		{"a value superseded within the bound is fine", answer("", 24, "10.0.0.1"), "", 4 * time.Second},
+		{"a value whose write is in flight is fine", answer("", 19.5, "10.0.0.2"), "", 0},
+		{"a value whose write started while the query was answered is fine", Answer{Name: "a", Sent: at(18.9), Received: at(19.1), Value: "10.0.0.2"}, "", 0},
+		{"a value superseded beyond the bound is stale", answer("s1", 26, "10.0.0.1"), "superseded 6s before", 6 * time.Second},
+		{"the latest of repeated values counts", answer("", 31, "NXDOMAIN"), "", 0},
+		{"a delete applied before its acknowledgement is fine", answer("", 27, "NXDOMAIN"), "", 0},
+		{"an old NXDOMAIN before the delete's write is stale", answer("", 24.5, "NXDOMAIN"), "superseded 14.5s before", 14500 * time.Millisecond},
+		{"a value served before its write started is reported", answer("", 18, "10.0.0.2"), "no change had written by then", 0},
+		{"a value never acknowledged is reported", answer("", 15, "10.9.9.9"), "no change had written by then", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

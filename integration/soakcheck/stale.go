@@ -2,25 +2,29 @@ package soakcheck
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
-// Version is one value of a name that the API server acknowledged: from
-// Acked on, the name should answer Value (a canonical answer, such as a
-// sorted address list or "NXDOMAIN").
+// Version is one value of a name that the API server acknowledged (a
+// canonical answer, such as a sorted address list or "NXDOMAIN"). Its write
+// was first sent at Started and acknowledged at Acked: an API server that
+// restarts may apply a request whose answer is lost, so the value may
+// take effect at any time in between. From Acked on, the name should
+// answer Value.
 type Version struct {
-	Acked time.Time
-	Value string
+	Started time.Time
+	Acked   time.Time
+	Value   string
 }
 
 // Answer is one answer a skydns served for a name, to a query sent at
-// Sent.
+// Sent and answered at Received.
 type Answer struct {
-	Server string
-	Name   string
-	Sent   time.Time
-	Value  string
+	Server   string
+	Name     string
+	Sent     time.Time
+	Received time.Time
+	Value    string
 }
 
 // Timeline holds every name's versions, each name's in the order of their
@@ -31,27 +35,27 @@ type Timeline map[string][]Version
 // the order they were acknowledged.
 func (tl Timeline) Add(name string, v Version) { tl[name] = append(tl[name], v) }
 
-// Superseded returns how long before a query sent at sent the value had
-// stopped being name's current one: 0 when it was current then (or was
-// acknowledged only later, its write still in flight), and ok false when
-// no version of name ever had that value.
-func (tl Timeline) Superseded(name, value string, sent time.Time) (age time.Duration, ok bool) {
+// Superseded returns how long before a query sent at sent, and answered at
+// received, the value had stopped being name's: 0 when it could be the
+// name's value at some moment in between (from its write's start until
+// the next version's acknowledgement), and ok false when no version of
+// name had that value by received.
+func (tl Timeline) Superseded(name, value string, sent, received time.Time) (age time.Duration, ok bool) {
 	versions := tl[name]
-	current := sort.Search(len(versions), func(i int) bool { return versions[i].Acked.After(sent) }) - 1
-	for i := current; i >= 0; i-- {
-		if versions[i].Value == value {
-			if i == current {
-				return 0, true
-			}
-			return sent.Sub(versions[i+1].Acked), true
+	for i, v := range versions {
+		if v.Value != value || v.Started.After(received) {
+			continue
 		}
-	}
-	for _, v := range versions[current+1:] {
-		if v.Value == value {
+		if i+1 == len(versions) || versions[i+1].Acked.After(sent) {
 			return 0, true
 		}
+		gone := sent.Sub(versions[i+1].Acked)
+		if !ok || gone < age {
+			age = gone
+		}
+		ok = true
 	}
-	return 0, false
+	return age, ok
 }
 
 // StaleAnswers returns a description of every answer that was superseded
@@ -59,10 +63,10 @@ func (tl Timeline) Superseded(name, value string, sent time.Time) (age time.Dura
 // and the largest superseded age among all answers.
 func StaleAnswers(tl Timeline, answers []Answer, bound time.Duration) (problems []string, maxAge time.Duration) {
 	for _, a := range answers {
-		age, ok := tl.Superseded(a.Name, a.Value, a.Sent)
+		age, ok := tl.Superseded(a.Name, a.Value, a.Sent, a.Received)
 		switch {
 		case !ok:
-			problems = append(problems, fmt.Sprintf("%s answered %s with %q, which no acknowledged change made",
+			problems = append(problems, fmt.Sprintf("%s answered %s with %q, which no change had written by then",
 				a.Server, a.Name, a.Value))
 		case age > bound:
 			problems = append(problems, fmt.Sprintf("%s answered %s with %q at %s, superseded %v before (bound %v)",
