@@ -312,7 +312,7 @@ func TestCookies(t *testing.T) {
 	cfg := testConfig(up.addr)
 	cfg.StubDomains = []string{"corp=" + other.addr}
 	cfg.ForwardTimeout, cfg.ForwardDeadline = 200*time.Millisecond, 200*time.Millisecond
-	f, _, _ := testForwarder(t, cfg)
+	f, clock, _ := testForwarder(t, cfg)
 
 	withCookie.Store(1)
 	wantA(t, ask(t, f, "a.example.org.", dns.TypeA), "192.0.2.85", 300)
@@ -348,6 +348,69 @@ func TestCookies(t *testing.T) {
 	t.Run("after such a timeout the upstream is taken to have stopped doing cookies", func(t *testing.T) {
 		wantA(t, ask(t, f, "e.example.org.", dns.TypeA), "192.0.2.85", 300)
 	})
+	t.Run("after cookieRotate a fresh client cookie goes out alone, then with the server's", func(t *testing.T) {
+		withCookie.Store(1)
+		clock.Advance(cookieRotate)
+		wantA(t, ask(t, f, "f.example.org.", dns.TypeA), "192.0.2.85", 300)
+		wantA(t, ask(t, f, "g.example.org.", dns.TypeA), "192.0.2.85", 300)
+		up.mu.Lock()
+		fresh, next := up.opts[len(up.opts)-2], up.opts[len(up.opts)-1]
+		up.mu.Unlock()
+		if fresh == nil || len(fresh.Cookie) != 16 || fresh.Cookie == first.Cookie {
+			t.Fatalf("cookie after rotation %v, want a client cookie alone other than %s", fresh, first.Cookie)
+		}
+		if next == nil || next.Cookie != fresh.Cookie+serverCookie {
+			t.Errorf("the next cookie %v, want %s then the server cookie", next, fresh.Cookie)
+		}
+	})
+}
+
+// TestARotatedClientCookieAnswersTheQueriesSentWithIt checks that a reply
+// to a query sent before the client cookie changed is still taken, that
+// its server cookie is not paired with the new client cookie, and that
+// older or foreign client cookies and missing cookies are not taken.
+func TestARotatedClientCookieAnswersTheQueriesSentWithIt(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	p := &peer{}
+	reply := func(cookie string) *dns.Msg {
+		m := new(dns.Msg).SetQuestion("a.example.org.", dns.TypeA)
+		m.SetEdns0(1232, false)
+		if cookie != "" {
+			m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}}
+		}
+		return m
+	}
+	first := p.cookie(t0).Cookie
+	if why := p.checkCookie(reply(first + serverCookie)); why != "" {
+		t.Fatalf("a reply with our cookie: ignored for %q", why)
+	}
+	if got := p.cookie(t0.Add(cookieRotate - time.Second)).Cookie; got != first+serverCookie {
+		t.Fatalf("cookie before cookieRotate %s, want %s", got, first+serverCookie)
+	}
+	second := p.cookie(t0.Add(cookieRotate)).Cookie
+	if len(second) != 16 || second == first {
+		t.Fatalf("cookie at cookieRotate %s, want a fresh client cookie alone", second)
+	}
+	const otherServer = "ffeeddccbbaa99887766554433221100"
+	for _, tc := range []struct {
+		name, cookie, want string
+	}{
+		{"a reply to a query sent with the old cookie", first + serverCookie, ""},
+		{"a reply without a cookie", "", ignoredNoCookie},
+		{"a reply with a foreign client cookie", "0102030405060708" + serverCookie, ignoredCookie},
+		{"a reply with the new cookie", second + otherServer, ""},
+	} {
+		if why := p.checkCookie(reply(tc.cookie)); why != tc.want {
+			t.Errorf("%s: ignored for %q, want %q", tc.name, why, tc.want)
+		}
+	}
+	if got := p.cookie(t0.Add(cookieRotate)).Cookie; got != second+otherServer {
+		t.Errorf("cookie after the new server cookie %s, want %s", got, second+otherServer)
+	}
+	p.cookie(t0.Add(2 * cookieRotate))
+	if why := p.checkCookie(reply(first + serverCookie)); why != ignoredCookie {
+		t.Errorf("a reply with the cookie two rotations back: ignored for %q, want %q", why, ignoredCookie)
+	}
 }
 
 // TestAnEchoedClientCookieIsNoCookie checks that an upstream that does not

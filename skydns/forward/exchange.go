@@ -75,12 +75,13 @@ func (f *Forwarder) askUDP(ctx context.Context, addr string, base *dns.Msg, p *p
 	if err != nil {
 		return nil, nil, err
 	}
-	q := prepare(base, p, p.mixCase(f.now()))
+	now := f.now()
+	q := prepare(base, p, p.mixCase(now), now)
 	r, err := f.tappedUDP(ctx, ap, q, p)
 	if errors.Is(err, errCaseChanged) {
 		p.caseLost(f.now())
 		f.logger.Info("upstream does not keep the case of query names; sending it plain ones", "upstream", addr)
-		q = prepare(base, p, false)
+		q = prepare(base, p, false, f.now())
 		r, err = f.tappedUDP(ctx, ap, q, p)
 	}
 	return r, q, err

@@ -14,15 +14,22 @@ import (
 // case is sent plain names before 0x20 is tried on it again.
 const caseHold = time.Hour
 
+// cookieRotate is how long a client cookie is used before a fresh one
+// replaces it (RFC 7873 section 4.1: a client changes its cookie now and
+// then, so that it does not identify the client for long).
+const cookieRotate = time.Hour
+
 // peer is what the forwarder remembers of one upstream to make its replies
 // hard to forge: its DNS cookies (RFC 7873) and whether it keeps the case of
 // query names (0x20).
 type peer struct {
-	client string // our client cookie for this upstream, 16 hex digits
-
-	mu     sync.Mutex
-	server string    // guarded by mu; the upstream's last server cookie, hex; "": none yet
-	noCase time.Time // guarded by mu; until then names go out in plain case
+	mu       sync.Mutex
+	client   string    // guarded by mu; our client cookie for this upstream, 16 hex digits
+	previous string    // guarded by mu; the client cookie before, still valid for queries in flight
+	rotated  time.Time // guarded by mu; when client was made
+	server   string    // guarded by mu; the upstream's last server cookie for client, hex; "": none yet
+	cookies  bool      // guarded by mu; the upstream has sent cookies
+	noCase   time.Time // guarded by mu; until then names go out in plain case
 }
 
 // peers maps upstream addresses to their peer.
@@ -31,8 +38,8 @@ type peers struct {
 	m  map[string]*peer // guarded by mu
 }
 
-// get returns addr's peer, made on first use with a fresh random client
-// cookie.
+// get returns addr's peer, made on first use; its first client cookie is
+// made with its first query.
 func (ps *peers) get(addr string) *peer {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -42,7 +49,7 @@ func (ps *peers) get(addr string) *peer {
 	if ps.m == nil {
 		ps.m = map[string]*peer{}
 	}
-	p := &peer{client: hex.EncodeToString(randomBytes(8))}
+	p := &peer{}
 	ps.m[addr] = p
 	return p
 }
@@ -53,11 +60,16 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// cookie is the COOKIE option to send: the client cookie and, once known,
-// the server's.
-func (p *peer) cookie() *dns.EDNS0_COOKIE {
+// cookie is the COOKIE option to send at now: the client cookie and, once
+// known, the server's. A client cookie cookieRotate old is replaced by a
+// fresh one, sent alone until the upstream answers it with a server
+// cookie of its own.
+func (p *peer) cookie(now time.Time) *dns.EDNS0_COOKIE {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.client == "" || now.Sub(p.rotated) >= cookieRotate {
+		p.previous, p.client, p.server, p.rotated = p.client, hex.EncodeToString(randomBytes(8)), "", now
+	}
 	return &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: p.client + p.server}
 }
 
@@ -65,26 +77,30 @@ func (p *peer) cookie() *dns.EDNS0_COOKIE {
 // ("" when it does), and remembers the server cookie it carries. A reply
 // without a cookie is taken only from an upstream that has not sent one
 // yet (it does not do cookies); a reply with a client cookie other than
-// ours, never.
+// ours (the current one, or the one before for a query sent before it
+// changed), never.
 func (p *peer) checkCookie(r *dns.Msg) string {
-	c := cookieOf(r)
+	c := strings.ToLower(cookieOf(r))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if strings.EqualFold(c, p.client) {
+	if c == p.client || (c == p.previous && c != "") {
 		// Our client cookie alone, echoed back with the rest of the OPT
 		// record by a server that does not do cookies (CoreDNS's hosts
 		// plugin does): no cookie.
 		c = ""
 	}
 	switch {
-	case c == "" && p.server != "":
+	case c == "" && p.cookies:
 		return ignoredNoCookie
 	case c == "":
 		return ""
-	case len(c) < 16+16 || len(c) > 16+64 || !strings.EqualFold(c[:16], p.client):
+	case len(c) < 16+16 || len(c) > 16+64 || (c[:16] != p.client && c[:16] != p.previous):
 		return ignoredCookie
 	}
-	p.server = strings.ToLower(c[16:])
+	p.cookies = true
+	if c[:16] == p.client {
+		p.server = c[16:]
+	}
 	return ""
 }
 
@@ -94,7 +110,7 @@ func (p *peer) checkCookie(r *dns.Msg) string {
 func (p *peer) forgetServerCookie() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.server = ""
+	p.server, p.cookies = "", false
 }
 
 // cookieOf returns the COOKIE option's value in r, hex; "" when none.

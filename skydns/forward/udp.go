@@ -32,14 +32,14 @@ var errCaseChanged = errors.New("upstream changed the case of the query name")
 
 // prepare returns the copy of base to send to p's upstream: a random ID,
 // our COOKIE option, and, when mixed, the name in random case.
-func prepare(base *dns.Msg, p *peer, mixed bool) *dns.Msg {
+func prepare(base *dns.Msg, p *peer, mixed bool, now time.Time) *dns.Msg {
 	q := base.Copy()
 	q.Id = uint16(rand.Uint32()) // math/rand/v2: ChaCha8, seeded by the runtime
 	if mixed {
 		q.Question[0].Name = randomCase(q.Question[0].Name)
 	}
 	if opt := q.IsEdns0(); opt != nil {
-		opt.Option = append(opt.Option, p.cookie())
+		opt.Option = append(opt.Option, p.cookie(now))
 	}
 	return q
 }
