@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/contract"
@@ -467,4 +468,143 @@ func TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen(t *testing.T
 	src.stallNextWatch()
 	srv.Put(t, "/skydns/a", "2")
 	polltest.True(t, "the change made while the watch was silent", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
+}
+
+// getRecorder is a Gate that records the revision and serializability of
+// every Get.
+type getRecorder struct {
+	*etcdtest.Gate
+	mu   sync.Mutex
+	gets []recordedGet
+}
+
+type recordedGet struct {
+	rev          int64
+	serializable bool
+}
+
+func (g *getRecorder) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	op := clientv3.OpGet(key, opts...)
+	g.mu.Lock()
+	g.gets = append(g.gets, recordedGet{rev: op.Rev(), serializable: op.IsSerializable()})
+	g.mu.Unlock()
+	return g.Gate.Get(ctx, key, opts...)
+}
+
+func (g *getRecorder) since(n int) []recordedGet {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]recordedGet(nil), g.gets[n:]...)
+}
+
+func (g *getRecorder) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.gets)
+}
+
+// TestReadersCompactedTogetherListAtTheCompactionsRevision: readers cut
+// off by one compaction list again at its revision, with serializable
+// requests identical from reader to reader (what lets a grpc-proxy answer
+// them from its cache), deliver what etcd held then, and catch up with
+// the changes made after it from their watches.
+func TestReadersCompactedTogetherListAtTheCompactionsRevision(t *testing.T) {
+	const readers = 3
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	src := &getRecorder{Gate: &etcdtest.Gate{Client: srv.Client}}
+	recs := make([]*recorder, readers)
+	for i := range recs {
+		recs[i] = &recorder{}
+		runListWatcher(t, &etcdstore.ListWatcher{
+			Source: src, Prefix: "/skydns/", PageSize: 1, RelistJitter: -1,
+			ProbeInterval: time.Hour, RequestTimeout: time.Second,
+			OnUpdate: recs[i].onUpdate, OnState: recs[i].onState,
+		})
+	}
+	for i, rec := range recs {
+		polltest.True(t, fmt.Sprintf("reader %d listed", i), func() bool { _, ok := rec.get("/skydns/a"); return ok })
+	}
+
+	src.Hold()
+	before := src.count()
+	srv.Put(t, "/skydns/b", "2")
+	compactedAt := srv.Put(t, "/skydns/a", "3")
+	if _, err := srv.Client.Compact(context.Background(), compactedAt); err != nil {
+		t.Fatal(err)
+	}
+	src.Release()
+	srv.Put(t, "/skydns/c", "4") // after the compaction: from the watch
+
+	for i, rec := range recs {
+		polltest.True(t, fmt.Sprintf("reader %d caught up", i), func() bool {
+			c, _ := rec.get("/skydns/c")
+			return c == "4"
+		})
+		updates, _, _ := rec.snapshot()
+		full := lastFull(updates)
+		if full == nil || full.Revision != compactedAt || len(full.Events) != 2 {
+			t.Errorf("reader %d's list after the compaction: %+v, want the 2 keys at revision %d", i, full, compactedAt)
+		}
+	}
+	gets := src.since(before)
+	if len(gets) != readers*2 { // 2 keys, a page each
+		t.Errorf("%d list requests after the compaction, want %d: %+v", len(gets), readers*2, gets)
+	}
+	for _, g := range gets {
+		if g.rev != compactedAt || !g.serializable {
+			t.Errorf("a list request at revision %d, serializable %v; want every one at %d, serializable", g.rev, g.serializable, compactedAt)
+		}
+	}
+}
+
+// lastFull is the last full update of updates, nil if none.
+func lastFull(updates []contract.Update) *contract.Update {
+	for i := len(updates) - 1; i >= 0; i-- {
+		if updates[i].Full {
+			return &updates[i]
+		}
+	}
+	return nil
+}
+
+// compactedAgain is a getRecorder whose serializable Gets at a revision
+// fail as compacted: another compaction came before the re-list.
+type compactedAgain struct{ *getRecorder }
+
+func (c compactedAgain) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if op := clientv3.OpGet(key, opts...); op.Rev() > 0 && op.IsSerializable() {
+		c.getRecorder.Get(ctx, key, opts...) // recorded
+		return nil, rpctypes.ErrCompacted
+	}
+	return c.getRecorder.Get(ctx, key, opts...)
+}
+
+// TestAReListAtACompactedRevisionFallsBackToTheLatest: when the
+// compaction's revision is gone too by the time a reader lists, the
+// reader lists at the latest revision and misses nothing.
+func TestAReListAtACompactedRevisionFallsBackToTheLatest(t *testing.T) {
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	rec := &getRecorder{Gate: &etcdtest.Gate{Client: srv.Client}}
+	got := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: compactedAgain{rec}, Prefix: "/skydns/", RelistJitter: -1,
+		ProbeInterval: time.Hour, RequestTimeout: time.Second,
+		OnUpdate: got.onUpdate, OnState: got.onState,
+	})
+	polltest.True(t, "listed", func() bool { _, ok := got.get("/skydns/a"); return ok })
+	rec.Hold()
+	before := rec.count()
+	srv.Put(t, "/skydns/b", "1")
+	rev := srv.Put(t, "/skydns/a", "2")
+	if _, err := srv.Client.Compact(context.Background(), rev); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	polltest.True(t, "the change", func() bool { a, _ := got.get("/skydns/a"); return a == "2" })
+	gets := rec.since(before)
+	if len(gets) < 2 || gets[0].rev != rev || !gets[0].serializable || gets[len(gets)-1].serializable {
+		t.Errorf("list requests after the compaction %+v, want one at %d, serializable, then one at the latest", gets, rev)
+	}
 }

@@ -86,6 +86,12 @@ type Config struct {
 	// EtcdProbeInterval is how often etcd's reachability is checked while
 	// the watch is quiet.
 	EtcdProbeInterval time.Duration
+	// EtcdStallAfter is how long a watch may stay silent while etcd
+	// answers probes before it is opened again (0: 5 probe intervals).
+	EtcdStallAfter time.Duration
+	// EtcdRelistJitter spreads the re-lists after a compaction over
+	// [0, EtcdRelistJitter).
+	EtcdRelistJitter time.Duration
 	// EtcdDataDir is the embedded etcd's data dir.
 	EtcdDataDir string
 	// EmbeddedEtcdAddr is the embedded etcd's client host:port.
@@ -170,6 +176,7 @@ func DefaultConfig() Config {
 		ReverseFallthrough: true,
 		Etcd:               etcdstore.DefaultClientOptions(),
 		EtcdProbeInterval:  2 * time.Second,
+		EtcdRelistJitter:   2 * time.Second,
 		EtcdDataDir:        "./data/etcd",
 		EmbeddedEtcdAddr:   "127.0.0.1:2379",
 		LogLevel:           "info",
@@ -208,6 +215,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
 	c.Etcd.AddFlags(fs)
 	fs.DurationVar(&c.EtcdProbeInterval, "etcd-probe-interval", c.EtcdProbeInterval, "how often etcd's reachability is checked while the watch is quiet")
+	fs.DurationVar(&c.EtcdStallAfter, "etcd-stall-after", c.EtcdStallAfter, "once etcd sends progress notifications, how long the watch may deliver nothing while etcd answers probes before it is opened again (0: 5 × --etcd-probe-interval)")
+	fs.DurationVar(&c.EtcdRelistJitter, "etcd-relist-jitter", c.EtcdRelistJitter, "after a compaction, wait a random time up to this before listing again, so that many skydns do not list at once (0: at once)")
 	fs.StringVar(&c.EtcdDataDir, "etcd-data-dir", c.EtcdDataDir, "data dir of the embedded etcd (used when --etcd-endpoints is empty)")
 	fs.StringVar(&c.EmbeddedEtcdAddr, "embedded-etcd-addr", c.EmbeddedEtcdAddr, "client host:port of the embedded etcd (used when --etcd-endpoints is empty)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
@@ -267,7 +276,18 @@ func (c Config) LogValue() slog.Value {
 	}
 	return slog.GroupValue(append(attrs, slog.Any("etcd-endpoints", c.Etcd.Endpoints),
 		slog.Bool("etcd-tls", c.Etcd.CAFile != "" || c.Etcd.CertFile != ""),
-		slog.String("etcd-username", c.Etcd.Username), slog.Bool("etcd-password-set", c.Etcd.Password != ""))...)
+		slog.String("etcd-username", c.Etcd.Username), slog.Bool("etcd-password-set", c.Etcd.Password != ""),
+		slog.Duration("etcd-probe-interval", c.EtcdProbeInterval), slog.Duration("etcd-stall-after", c.EtcdStallAfter),
+		slog.Duration("etcd-relist-jitter", c.EtcdRelistJitter))...)
+}
+
+// watchTiming is the mirror's pacing from the flags.
+func (c Config) watchTiming() WatchTiming {
+	jitter := c.EtcdRelistJitter
+	if jitter == 0 {
+		jitter = -1 // the ListWatcher's "at once"
+	}
+	return WatchTiming{RequestTimeout: c.Etcd.RequestTimeout, ProbeInterval: c.EtcdProbeInterval, StallAfter: c.EtcdStallAfter, RelistJitter: jitter}
 }
 
 // nsAddrs are the addresses ns.dns.<zone> answers: --ns-addrs, or when

@@ -64,6 +64,8 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a negative lameduck", []string{"--lameduck", "-1s"}, "--lameduck"},
 		{"a negative staleness bound", []string{"--max-stale", "-5s"}, "--max-stale"},
 		{"a malformed duration", []string{"--etcd-probe-interval", "soon"}, "etcd-probe-interval"},
+		{"a negative stall timeout", []string{"--etcd-stall-after", "-1s"}, "--etcd-stall-after"},
+		{"a negative re-list jitter", []string{"--etcd-relist-jitter", "-2s"}, "--etcd-relist-jitter"},
 		{"an unknown flag", []string{"--dns-port", "53"}, "--dns-port"},
 		{"a name server address that is not an IP", []string{"--ns-addrs", "10.96.0.10,dns.example"}, "--ns-addrs"},
 		{"an upstream that is not an address", []string{"--upstream", "dns.google"}, "--upstream"},
@@ -90,6 +92,25 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 				t.Fatalf("error %q should name %s on one line", msg, tc.flag)
 			}
 		})
+	}
+}
+
+func TestTheWatchTimingComesFromTheFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want WatchTiming
+	}{
+		{nil, WatchTiming{RequestTimeout: 5 * time.Second, ProbeInterval: 2 * time.Second, RelistJitter: 2 * time.Second}},
+		{[]string{"--etcd-stall-after", "30s", "--etcd-relist-jitter", "0", "--etcd-probe-interval", "1s"},
+			WatchTiming{RequestTimeout: 5 * time.Second, ProbeInterval: time.Second, StallAfter: 30 * time.Second, RelistJitter: -1}},
+	} {
+		cfg, err := parse(tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.watchTiming(); got != tc.want {
+			t.Errorf("%v: %+v, want %+v", tc.args, got, tc.want)
+		}
 	}
 }
 

@@ -408,7 +408,7 @@ func (d *Daemon) startLoop() {
 	d.loopDone = make(chan struct{})
 	go func() {
 		defer close(d.loopDone)
-		d.mirror.Run(ctx, d.client, d.cfg.Etcd.RequestTimeout, d.cfg.EtcdProbeInterval)
+		d.mirror.Run(ctx, d.client, d.cfg.watchTiming())
 	}()
 }
 

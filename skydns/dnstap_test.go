@@ -5,13 +5,13 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
@@ -112,7 +112,7 @@ func TestDnstapDropsWhatTheQueueCannotHoldWithoutDelayingAnswers(t *testing.T) {
 }
 
 func TestDnstapReachesAReaderOverTCP(t *testing.T) {
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	addr := harness.HostPort(harness.FreePort(t))
 	out := filepath.Join(t.TempDir(), "tcp.json")
 	reader := &tapReader{cmd: exec.Command(buildDnstap(t), "-l", addr, "-j", "-w", out), out: out}
 	reader.start(t)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
@@ -170,7 +171,7 @@ func coreDNSBinary(t *testing.T) string {
 // and returns its address once it answers.
 func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	t.Helper()
-	port := freePort(t)
+	port := harness.FreePort(t)
 	corefile := filepath.Join(t.TempDir(), "Corefile")
 	conf := fmt.Sprintf(`.:%d {
     bind 127.0.0.1
@@ -199,24 +200,4 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 		return ""
 	})
 	return addr
-}
-
-// freePort finds a port free on 127.0.0.1 for both UDP and TCP.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 10 {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := pc.LocalAddr().(*net.UDPAddr).Port
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		pc.Close()
-		if err == nil {
-			ln.Close()
-			return port
-		}
-	}
-	t.Fatal("no port free for both UDP and TCP")
-	return 0
 }

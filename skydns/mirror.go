@@ -86,14 +86,25 @@ func (m *Mirror) setHooks(beforePublish func(prev, next *snapshot.Snapshot, u co
 // Snapshot returns the snapshot being served.
 func (m *Mirror) Snapshot() *snapshot.Snapshot { return m.current.Load() }
 
+// WatchTiming is how the mirror's list-then-watch loop paces itself (the
+// fields of etcdstore.ListWatcher of the same names; zero: their defaults).
+type WatchTiming struct {
+	RequestTimeout time.Duration
+	ProbeInterval  time.Duration
+	StallAfter     time.Duration
+	RelistJitter   time.Duration
+}
+
 // Run mirrors the prefix from src until ctx ends. requestTimeout and
 // probeInterval tune the ListWatcher (zero means its default).
-func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, requestTimeout, probeInterval time.Duration) error {
+func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, timing WatchTiming) error {
 	lw := &etcdstore.ListWatcher{
 		Source:         src,
 		Prefix:         m.prefix + "/", // not "/skydnsfoo"
-		RequestTimeout: requestTimeout,
-		ProbeInterval:  probeInterval,
+		RequestTimeout: timing.RequestTimeout,
+		ProbeInterval:  timing.ProbeInterval,
+		StallAfter:     timing.StallAfter,
+		RelistJitter:   timing.RelistJitter,
 		OnUpdate:       m.apply,
 		OnState:        m.setState,
 		Logger:         m.logger,

@@ -70,7 +70,10 @@ func runCountedMirror(t *testing.T, src etcdstore.Source, metrics *Metrics, logg
 	m := NewMirror(contract.DefaultPrefix, metrics, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); m.Run(ctx, src, time.Second, 100*time.Millisecond) }()
+	go func() {
+		defer close(done)
+		m.Run(ctx, src, WatchTiming{RequestTimeout: time.Second, ProbeInterval: 100 * time.Millisecond})
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return m
 }

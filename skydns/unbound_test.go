@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -49,7 +50,7 @@ func startUnboundDoT(t *testing.T, certFile, keyFile string) string {
 	t.Helper()
 	bin := need(t, "unbound", "unbound")
 	dir := t.TempDir()
-	port := freePort(t)
+	port := harness.FreePort(t)
 	conf := filepath.Join(dir, "unbound.conf")
 	if err := os.WriteFile(conf, fmt.Appendf(nil, unboundDoTConf, port, keyFile, certFile, dir), 0o600); err != nil {
 		t.Fatal(err)

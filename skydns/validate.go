@@ -43,6 +43,8 @@ func (c *Config) Validate() error {
 		c.checkQueryLog(),
 		checkPositive("--shutdown-timeout", c.ShutdownTimeout.Seconds()),
 		checkPositive("--etcd-probe-interval", c.EtcdProbeInterval.Seconds()),
+		checkNotNegative("--etcd-stall-after", c.EtcdStallAfter),
+		checkNotNegative("--etcd-relist-jitter", c.EtcdRelistJitter),
 		checkNotNegative("--lameduck", c.Lameduck),
 		checkNotNegative("--max-stale", c.MaxStale),
 		c.checkTransfer(),

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
@@ -29,7 +31,7 @@ func TestASecondaryFollowsTheZoneThroughNotify(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	key := "/skydns/local/cluster/svc/default/web/a1"
 	etcd.Put(t, key, `{"host":"10.96.0.1"}`)
-	knotPort := freePort(t)
+	knotPort := strconv.Itoa(harness.FreePort(t))
 	_, _, dnsAddr, _ := startBinary(t, skydnsBinary(t), nil, "--etcd-endpoints", etcd.ClientURL(),
 		"--transfer-to", "127.0.0.1", "--notify", "127.0.0.1:"+knotPort, "--ns-addrs", "10.96.0.10")
 	knot := startKnot(t, knotd, knotPort, dnsAddr)
@@ -67,18 +69,6 @@ func knotdBinary(t *testing.T) string {
 	}
 	t.Skip(why)
 	return ""
-}
-
-// freePort is a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
 }
 
 // knotConf makes knotd a secondary of cluster.local. from primary, on

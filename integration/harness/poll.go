@@ -2,25 +2,74 @@ package harness
 
 import (
 	"context"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubesky/kubesky/internal/poll"
 )
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago. The
-// port is released before returning, so another process may take it; the
-// window is small enough for tests.
+// FreePort returns a port on 127.0.0.1 that was free for TCP and UDP a
+// moment ago. It is drawn at random below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), which the kernel never hands out for a
+// port 0 bind or an outgoing connection: between FreePort and its use,
+// only another test drawing the same port could take it. Where there is
+// no room below that range, the kernel picks the port.
 func FreePort(t testing.TB) int {
 	t.Helper()
+	low := ephemeralLow()
+	for range 100 {
+		if low <= minDrawnPort {
+			break
+		}
+		if port := minDrawnPort + rand.IntN(low-minDrawnPort); portFree(port) {
+			return port
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("finding a free port: %v", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// minDrawnPort is the lowest port FreePort draws.
+const minDrawnPort = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range; 0 when
+// it cannot be read.
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	low, _ := strconv.Atoi(fields[0])
+	return low
+}
+
+// portFree reports whether port can be bound on 127.0.0.1 for TCP and UDP.
+func portFree(port int) bool {
+	addr := HostPort(port)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer l.Close()
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return false
+	}
+	pc.Close()
+	return true
 }
 
 // HostPort formats 127.0.0.1:port.

@@ -1,0 +1,32 @@
+package harness
+
+import (
+	"net"
+	"testing"
+)
+
+// TestFreePortIsBelowTheEphemeralRangeAndFree: the port FreePort returns
+// is one the kernel would never hand out on its own, and binds on TCP and
+// UDP.
+func TestFreePortIsBelowTheEphemeralRangeAndFree(t *testing.T) {
+	low := ephemeralLow()
+	if low <= minDrawnPort {
+		t.Skipf("the ephemeral range starts at %d, leaving no room above %d: FreePort lets the kernel pick", low, minDrawnPort)
+	}
+	for range 20 {
+		port := FreePort(t)
+		if port < minDrawnPort || port >= low {
+			t.Fatalf("port %d, want it in [%d, %d)", port, minDrawnPort, low)
+		}
+		l, err := net.Listen("tcp", HostPort(port))
+		if err != nil {
+			t.Fatalf("binding TCP %d: %v", port, err)
+		}
+		pc, err := net.ListenPacket("udp", HostPort(port))
+		l.Close()
+		if err != nil {
+			t.Fatalf("binding UDP %d: %v", port, err)
+		}
+		pc.Close()
+	}
+}
