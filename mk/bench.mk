@@ -1,6 +1,6 @@
 # The DNS comparison (bench/dns.sh, bench/cmd/benchdns): skydns
 # against CoreDNS-etcd, dnsmasq and a fixed-answer server (skydns/dnsserver), a
-# callgrind pass, skydns over TCP against CoreDNS-etcd + cache and dnsmasq,
+# callgrind pass, skydns over TCP (and DNS over TLS) against CoreDNS-etcd + cache and dnsmasq,
 # skydns's memory and apply rate. About 10 minutes; the tables go to stdout
 # and bench/results/latest.md. See docs/bench.md.
 

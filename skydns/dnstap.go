@@ -29,7 +29,10 @@ func (d *Daemon) tapExchange(e dnsserver.Exchange) {
 	query, _ := e.Request.Pack()
 	resp, _ := e.Response.Pack()
 	tr := tap.UDP
-	if e.Proto == "tcp" {
+	switch {
+	case e.TLS:
+		tr = tap.TLS
+	case e.Proto == "tcp":
 		tr = tap.TCP
 	}
 	now := time.Now()

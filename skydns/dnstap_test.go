@@ -19,13 +19,16 @@ import (
 // startTapped starts etcd with web's record, a daemon sending dnstap
 // messages to target with a queue of queue and forwarding to a loopback
 // upstream, and waits until web is answered; it returns the daemon and
-// how many queries that wait sent.
-func startTapped(t *testing.T, target string, queue int) (*Daemon, int) {
+// how many queries that wait sent. edits change the daemon's config.
+func startTapped(t *testing.T, target string, queue int, edits ...func(*Config)) (*Daemon, int) {
 	t.Helper()
 	etcd := etcdtest.Start(t)
 	cfg := testConfig(etcd.ClientURL())
 	cfg.Forwarder, cfg.Forward.Upstreams = nil, []string{fakeUpstream(t, "192.0.2.1")}
 	cfg.Dnstap.Target, cfg.Dnstap.Queue, cfg.Dnstap.Identity = target, queue, "skydns-test"
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	d := startDaemon(t, cfg)
 	put(t, etcd, web, "a1", `{"host":"10.96.0.10"}`)
 	asked := 0
@@ -125,4 +128,69 @@ func TestDnstapReachesAReaderOverTCP(t *testing.T) {
 	})
 	_, asked := startTapped(t, "tcp:"+addr, 1000)
 	decoded(t, reader, map[string]int{"CLIENT_QUERY": asked, "CLIENT_RESPONSE": asked})
+}
+
+func TestDnstapTellsDNSOverTLSFromTCP(t *testing.T) {
+	dir := shortDir(t)
+	sock := filepath.Join(dir, "tap.sock")
+	reader := startTapReader(t, sock, filepath.Join(dir, "tap.json"))
+	ca := newTestCA(t)
+	certFile, keyFile, _ := issueServing(t, ca, "dot")
+	d, asked := startTapped(t, "unix:"+sock, 1000, func(cfg *Config) {
+		cfg.TLS = TLSConfig{Addr: "127.0.0.1:0", CertFile: certFile, KeyFile: keyFile}
+	})
+	tcp, err := dns.Dial("tcp", d.DNSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	dot, err := dns.DialWithTLS("tcp-tls", d.TLSAddr(), dotClientConfig(t, ca))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dot.Close()
+	for _, c := range []struct {
+		name string
+		conn *dns.Conn
+	}{{"TCP", tcp}, {"DNS over TLS", dot}} {
+		t.Run(c.name+": web from the fast path, a forwarded name from the ordinary path", func(t *testing.T) {
+			askOn(t, d, c.conn, web, "10.96.0.10", true)
+			askOn(t, d, c.conn, "example.org.", "192.0.2.1", false)
+		})
+	}
+	byProtocol := func(m tapMessage) string { return m.Type + " " + m.SocketProtocol }
+	want := map[string]int{
+		"CLIENT_QUERY UDP": asked, "CLIENT_RESPONSE UDP": asked,
+		"CLIENT_QUERY TCP": 2, "CLIENT_RESPONSE TCP": 2,
+		"CLIENT_QUERY DOT": 2, "CLIENT_RESPONSE DOT": 2,
+		"FORWARDER_QUERY UDP": 1, "FORWARDER_RESPONSE UDP": 1, // the second is answered from the forwarder's cache
+	}
+	polltest.Eventually(t, "the reader's messages by protocol", func() error {
+		got, err := reader.count(byProtocol)
+		if err == nil && fmt.Sprint(got) != fmt.Sprint(want) {
+			err = fmt.Errorf("decoded %v, want %v", got, want)
+		}
+		return err
+	})
+}
+
+// askOn asks name's A record on conn, expects addr, and checks that the
+// fast path answered it (fast) or passed it on.
+func askOn(t *testing.T, d *Daemon, conn *dns.Conn, name, addr string, fast bool) {
+	t.Helper()
+	answered, passed := fastCounts(t, d)
+	if err := conn.WriteMsg(new(dns.Msg).SetQuestion(name, dns.TypeA)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := conn.ReadMsg()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := answerIs(resp, dns.RcodeSuccess, addr); msg != "" {
+		t.Fatal(msg)
+	}
+	nowAnswered, nowPassed := fastCounts(t, d)
+	if got := nowAnswered-answered == 1 && nowPassed == passed; got != fast {
+		t.Fatalf("%s: fast path answers +%v, passed +%v; want the fast path to answer: %v", name, nowAnswered-answered, nowPassed-passed, fast)
+	}
 }

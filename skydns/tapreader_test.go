@@ -103,9 +103,20 @@ func (r *tapReader) kill() {
 	}
 }
 
+// tapMessage is the part of a decoded message the tests read.
+type tapMessage struct {
+	Type           string `json:"type"`            // CLIENT_QUERY, ...
+	SocketProtocol string `json:"socket_protocol"` // UDP, TCP, DOT, ...
+}
+
 // types counts the messages the reader decoded, by dnstap message type
 // (CLIENT_QUERY, ...).
 func (r *tapReader) types() (map[string]int, error) {
+	return r.count(func(m tapMessage) string { return m.Type })
+}
+
+// count counts the messages the reader decoded, by key.
+func (r *tapReader) count(key func(tapMessage) string) (map[string]int, error) {
 	data, err := os.ReadFile(r.out)
 	if err != nil {
 		return nil, err
@@ -115,14 +126,12 @@ func (r *tapReader) types() (map[string]int, error) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var line struct {
-			Message struct {
-				Type string `json:"type"`
-			} `json:"message"`
+			Message tapMessage `json:"message"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			break // a line being written
 		}
-		counts[line.Message.Type]++
+		counts[key(line.Message)]++
 	}
 	return counts, nil
 }

@@ -102,12 +102,22 @@ func TestArgsPinAndBoundTheRun(t *testing.T) {
 	if _, err := (Options{Addr: "127.0.0.1"}).Args(); err == nil {
 		t.Error("an address without a port: want an error")
 	}
-	args, _ = Options{Addr: "127.0.0.1:53", QueryFile: "q", Duration: time.Second, TCP: true, Clients: 10, CPU: -1}.Args()
+	args, _ = Options{Addr: "127.0.0.1:53", QueryFile: "q", Duration: time.Second, Mode: "tcp", Clients: 10, CPU: -1}.Args()
 	if i := slices.Index(args, "-m"); i < 0 || args[i+1] != "tcp" {
 		t.Errorf("TCP: args %q; want -m tcp", args)
 	}
 	if i := slices.Index(args, "-c"); i < 0 || args[i+1] != "10" {
 		t.Errorf("10 clients: args %q; want -c 10", args)
+	}
+	args, _ = Options{Addr: "127.0.0.1:853", QueryFile: "q", Duration: time.Second, Mode: "dot", Clients: 10, CPU: -1}.Args()
+	if i := slices.Index(args, "-m"); i < 0 || args[i+1] != "dot" || args[slices.Index(args, "-p")+1] != "853" {
+		t.Errorf("DNS over TLS: args %q; want -m dot -p 853", args)
+	}
+	if args, _ = (Options{Addr: "127.0.0.1:53", QueryFile: "q", Mode: "udp", CPU: -1}).Args(); slices.Contains(args, "-m") {
+		t.Errorf("UDP: args %q; want no -m, dnsperf's default", args)
+	}
+	if _, err := (Options{Addr: "127.0.0.1:443", QueryFile: "q", Mode: "doh", CPU: -1}).Args(); err == nil || !strings.Contains(err.Error(), "doh") {
+		t.Errorf("mode doh: %v; want an error naming it", err)
 	}
 	if args, _ = (Options{Addr: "127.0.0.1:53", QueryFile: "q", CPU: -1, DNSSECOK: true}).Args(); !slices.Contains(args, "-D") {
 		t.Errorf("DO bit: args %q; want -D", args)

@@ -32,9 +32,10 @@ type Options struct {
 	Verbose bool
 	// CPU pins dnsperf to this CPU with taskset; -1 leaves it free.
 	CPU int
-	// TCP sends the queries over TCP (dnsperf -m tcp), each client on one
-	// connection it keeps; else over UDP.
-	TCP bool
+	// Mode is the transport (dnsperf -m): "udp" (or ""), "tcp", or
+	// "dot", DNS over TLS without checking the server's certificate;
+	// over TCP and TLS each client keeps one connection.
+	Mode string
 	// Clients is how many clients dnsperf simulates, each with its own
 	// socket (dnsperf -c; default 1).
 	Clients int
@@ -56,8 +57,12 @@ func (o Options) Args() ([]string, error) {
 	} else {
 		args = append(args, "-n", strconv.Itoa(valueOr(o.MaxRuns, 1)))
 	}
-	if o.TCP {
-		args = append(args, "-m", "tcp")
+	switch o.Mode {
+	case "", "udp":
+	case "tcp", "dot":
+		args = append(args, "-m", o.Mode)
+	default:
+		return nil, fmt.Errorf("dnsperf mode %q: want udp, tcp or dot", o.Mode)
 	}
 	if o.Clients > 1 {
 		args = append(args, "-c", strconv.Itoa(o.Clients))

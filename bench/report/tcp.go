@@ -6,12 +6,12 @@ import (
 	"time"
 )
 
-// TCPTable compares the servers over TCP (rows), with skydns's UDP
-// figures from the same rounds (udp) as its last line: QPS, the server's
+// TCPTable compares the servers over TCP (rows), with skydns's DNS over
+// TLS (dot) and UDP (udp) figures from the same rounds as its last lines: QPS, the server's
 // CPU per query and the queries one CPU-second answers, instructions per
 // query, latency, lost queries and RSS; ratios against CoreDNS-etcd with
 // the cache that holds every answer.
-func TCPTable(rows []Row, udp Row) string {
+func TCPTable(rows []Row, dot, udp Row) string {
 	ref := []Row{Find(rows, CoreDNSCacheAll)}
 	var b strings.Builder
 	b.WriteString("| server | transport | QPS (median, min–max) | ×CoreDNS-cache | server busy | CPU µs/query | queries per CPU-second | ×CoreDNS-cache | instructions/query | avg latency | p99 latency | lost | RSS MB |\n")
@@ -28,9 +28,29 @@ func TCPTable(rows []Row, udp Row) string {
 	for _, r := range rows {
 		line(r, "TCP")
 	}
+	if len(dot.Samples) > 0 {
+		line(dot, "DoT")
+	}
 	if len(udp.Samples) > 0 {
 		line(udp, "UDP")
 	}
+	return b.String()
+}
+
+// TCPProblems lists, one line each, why figures of TCPTable's rows are
+// missing or suspect; "" when none is.
+func TCPProblems(rows []Row, dot, udp Row) string {
+	var b strings.Builder
+	note := func(r Row, transport string) {
+		if r.Problem != "" {
+			fmt.Fprintf(&b, "- %s over %s: %s\n", r.Server, transport, r.Problem)
+		}
+	}
+	for _, r := range rows {
+		note(r, "TCP")
+	}
+	note(dot, "DoT")
+	note(udp, "UDP")
 	return b.String()
 }
 

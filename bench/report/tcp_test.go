@@ -21,11 +21,15 @@ func tcpRows() ([]Row, Row) {
 	return rows, udp
 }
 
+// dotRow is skydns over DNS over TLS at 40k QPS, 8 µs per query.
+var dotRow = Row{Server: SkyDNS, Samples: []Sample{{QPS: 40000, Completed: 1000, CPUPerQuery: 8 * time.Microsecond, CPUBusy: 0.9, P99: time.Millisecond}}}
+
 func TestTCPTableEndsWithSkyDNSOverUDP(t *testing.T) {
-	table := TCPTable(tcpRows())
+	rows, udp := tcpRows()
+	table := TCPTable(rows, Row{}, udp)
 	lines := strings.Split(strings.TrimSpace(table), "\n")
 	if len(lines) != 6 {
-		t.Fatalf("%d lines, want a header, a rule, three TCP rows and the UDP one:\n%s", len(lines), table)
+		t.Fatalf("%d lines, want a header, a rule, three TCP rows and the UDP one (no DoT row without samples):\n%s", len(lines), table)
 	}
 	if want := "| skydns | TCP | 75k (60k–90k) | 1.50× |"; !strings.HasPrefix(lines[2], want) {
 		t.Errorf("skydns over TCP: %s\nwant it to start with %s", lines[2], want)
@@ -57,5 +61,31 @@ func TestTCPTargetsJudgeLossQPSAndCPU(t *testing.T) {
 	}
 	if none := TCPTargets(nil, Row{}); none[0].Verdict != "not measured" || none[2].Verdict != "not measured" {
 		t.Errorf("no rows: %+v", none)
+	}
+}
+
+func TestTCPTableHasSkyDNSOverTLSBeforeUDP(t *testing.T) {
+	rows, udp := tcpRows()
+	lines := strings.Split(strings.TrimSpace(TCPTable(rows, dotRow, udp)), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("%d lines, want a header, a rule, three TCP rows, the DoT one and the UDP one", len(lines))
+	}
+	if want := "| skydns | DoT | 40k (40k–40k) | 0.80× | 90 % | 8.0 |"; !strings.HasPrefix(lines[5], want) {
+		t.Errorf("skydns over DoT: %s\nwant it to start with %s", lines[5], want)
+	}
+	if !strings.HasPrefix(lines[6], "| skydns | UDP |") {
+		t.Errorf("the last line is not skydns over UDP: %s", lines[6])
+	}
+}
+
+func TestTCPProblemsNameTheServerAndTransport(t *testing.T) {
+	rows, udp := tcpRows()
+	if got := TCPProblems(rows, dotRow, udp); got != "" {
+		t.Errorf("no problem: %q, want nothing", got)
+	}
+	rows[2].Problem = "not serving"
+	want := "- dnsmasq over TCP: not serving\n- skydns over DoT: no certificate\n"
+	if got := TCPProblems(rows, Row{Server: SkyDNS, Problem: "no certificate"}, udp); got != want {
+		t.Errorf("problems %q, want %q", got, want)
 	}
 }

@@ -17,7 +17,7 @@ func (h *handler) recoverQuery(w dns.ResponseWriter, req *dns.Msg, proto string)
 	if err := w.WriteMsg(resp); err != nil {
 		h.logger.Debug("writing SERVFAIL after a panic", "proto", proto, "err", err)
 	}
-	h.observe(Exchange{Proto: proto, Client: w.RemoteAddr(), Request: req, Response: resp})
+	h.observe(Exchange{Proto: proto, TLS: overTLS(w), Client: w.RemoteAddr(), Request: req, Response: resp})
 }
 
 // PackForLog is m in wire format for a log line, or nil when m does not

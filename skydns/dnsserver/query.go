@@ -34,6 +34,7 @@ func (f RespondFunc) Respond(ctx context.Context, q Query) *dns.Msg { return f(c
 // Exchange describes one answered query, for metrics.
 type Exchange struct {
 	Proto    string   // "udp" or "tcp"
+	TLS      bool     // the "tcp" connection is DNS over TLS
 	Client   net.Addr // the requester's address and port
 	Request  *dns.Msg
 	Response *dns.Msg // as written, after truncation

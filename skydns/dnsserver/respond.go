@@ -53,7 +53,7 @@ func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	if err := w.WriteMsg(resp); err != nil {
 		h.logger.Debug("writing DNS response", "proto", proto, "client", w.RemoteAddr().String(), "err", err)
 	}
-	h.observe(Exchange{Proto: proto, Client: w.RemoteAddr(), Request: req, Response: resp, Duration: time.Since(start)})
+	h.observe(Exchange{Proto: proto, TLS: overTLS(w), Client: w.RemoteAddr(), Request: req, Response: resp, Duration: time.Since(start)})
 }
 
 // isTransfer reports whether req asks for a zone transfer.
@@ -173,6 +173,13 @@ func IP(a net.Addr) netip.Addr {
 		return a.AddrPort().Addr().Unmap()
 	}
 	return netip.Addr{}
+}
+
+// overTLS reports whether w's connection is DNS over TLS: it has a TLS
+// connection state (dns.ConnectionStater).
+func overTLS(w dns.ResponseWriter) bool {
+	cs, ok := w.(dns.ConnectionStater)
+	return ok && cs.ConnectionState() != nil
 }
 
 func protocol(w dns.ResponseWriter) string {

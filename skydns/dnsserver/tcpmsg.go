@@ -1,6 +1,7 @@
 package dnsserver
 
 import (
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"net"
@@ -86,7 +87,10 @@ func setHeader(m *dns.Msg, h dns.Header) {
 // writes the framed answer among the session's other writes.
 type tcpWriter struct{ s *tcpSession }
 
-var _ dns.ResponseWriter = tcpWriter{}
+var (
+	_ dns.ResponseWriter   = tcpWriter{}
+	_ dns.ConnectionStater = tcpWriter{}
+)
 
 func (w tcpWriter) LocalAddr() net.Addr  { return w.s.conn.LocalAddr() }
 func (w tcpWriter) RemoteAddr() net.Addr { return w.s.conn.RemoteAddr() }
@@ -110,6 +114,16 @@ func (w tcpWriter) Write(msg []byte) (int, error) {
 		return 0, err
 	}
 	return len(msg), nil
+}
+
+// ConnectionState is the TLS state of a DNS over TLS connection, nil for
+// plain TCP (dns.ConnectionStater).
+func (w tcpWriter) ConnectionState() *tls.ConnectionState {
+	if c, ok := w.s.conn.(*tls.Conn); ok {
+		cs := c.ConnectionState()
+		return &cs
+	}
+	return nil
 }
 
 // Close closes the connection: its session then ends.

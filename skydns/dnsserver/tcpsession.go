@@ -1,6 +1,7 @@
 package dnsserver
 
 import (
+	"crypto/tls"
 	"encoding/binary"
 	"net"
 	"sync"
@@ -28,9 +29,27 @@ type tcpSession struct {
 func newTCPSession(srv *tcpServer, conn net.Conn) *tcpSession {
 	s := &tcpSession{srv: srv, conn: conn, slots: make(chan struct{}, tcpMissesInFlight), buf: make([]byte, tcpReadSize)}
 	if srv.fast != nil {
-		s.stream = srv.fast.NewStream(conn.RemoteAddr())
+		s.stream = srv.fast.NewStream(streamClient(conn))
 	}
 	return s
+}
+
+// tlsAddr is a DNS over TLS client's address: its Network is "tls".
+type tlsAddr struct{ *net.TCPAddr }
+
+func (tlsAddr) Network() string { return "tls" }
+
+// streamClient is the address the fast path tells of conn's answers
+// with (fastpath.Config.LogAnswer): a tlsAddr over DNS over TLS, else
+// conn's remote address.
+func streamClient(conn net.Conn) net.Addr {
+	a := conn.RemoteAddr()
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		if _, ok := conn.(*tls.Conn); ok {
+			return tlsAddr{tcp}
+		}
+	}
+	return a
 }
 
 // run reads and answers until the client closes, goes idle, sends a

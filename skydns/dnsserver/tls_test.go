@@ -120,3 +120,23 @@ func benchAnswers(b *testing.B, c *dns.Conn) {
 		}
 	}
 }
+
+func TestAnExchangeOverTLSSaysSo(t *testing.T) {
+	exchanges := make(chan Exchange, 2)
+	s, client := startTLSServer(t, Config{Responder: records(1), Observe: func(e Exchange) { exchanges <- e }})
+	for _, c := range []struct {
+		client *dns.Client
+		addr   string
+		tls    bool
+	}{
+		{&dns.Client{Net: "tcp", Timeout: 5 * time.Second}, s.Addr(), false},
+		{&dns.Client{Net: "tcp-tls", TLSConfig: client, Timeout: 5 * time.Second}, s.TLSAddr(), true},
+	} {
+		if _, _, err := c.client.Exchange(query("one.test.", dns.TypeA, 0), c.addr); err != nil {
+			t.Fatal(err)
+		}
+		if e := <-exchanges; e.Proto != "tcp" || e.TLS != c.tls {
+			t.Errorf("%s: Proto %q, TLS %v; want tcp, %v", c.client.Net, e.Proto, e.TLS, c.tls)
+		}
+	}
+}

@@ -40,9 +40,10 @@ type Config struct {
 	// RRL, if set, limits the answers per client network (package rrl):
 	// dropped ones are not sent, slipped ones go out truncated.
 	RRL *rrl.Limiter
-	// LogAnswer, if set, is told of every answer sent: the client, the
-	// response (valid only during the call) and the time since its batch
-	// was read. It runs on the socket's reader goroutine. Unset, the
+	// LogAnswer, if set, is told of every answer sent: the client (whose
+	// Network is the transport: "udp", "tcp", or "tls" for DNS over TLS),
+	// the response (valid only during the call) and the time since its
+	// batch was read. It runs on the socket's reader goroutine. Unset, the
 	// readers pay one nil check per batch.
 	LogAnswer func(client net.Addr, resp []byte, took time.Duration)
 }

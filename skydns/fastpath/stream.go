@@ -3,6 +3,7 @@ package fastpath
 import (
 	"encoding/binary"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/miekg/dns"
@@ -25,14 +26,15 @@ type Stream struct {
 	starts []int    // where each of them starts in the batch, for the query log
 }
 
-// NewStream returns a Stream for a connection from client (a
-// *net.TCPAddr).
+// NewStream returns a Stream for a connection from client, the address
+// Config.LogAnswer is told of: a *net.TCPAddr, or over DNS over TLS an
+// address whose Network is "tls".
 func (s *Server) NewStream(client net.Addr) *Stream {
 	cache := NewCache(CacheConfig{Source: s.cfg.Source, Changes: s.cfg.Changes, MaxUDPSize: s.cfg.MaxUDPSize,
 		Store: s.store, Stats: s.tcpStats, Turns: &s.tcpTurns})
 	ipv6 := false
-	if a, ok := client.(*net.TCPAddr); ok {
-		ipv6 = a.IP.To4() == nil
+	if a, ok := client.(interface{ AddrPort() netip.AddrPort }); ok {
+		ipv6 = !a.AddrPort().Addr().Unmap().Is4()
 	}
 	return &Stream{cache: cache, stats: s.tcpStats, transport: NewTransport(true, ipv6), client: client,
 		panicked: s.cfg.Panicked, logAnswer: s.cfg.LogAnswer}

@@ -129,8 +129,8 @@ func rcodeString(rcode int) string {
 	return fmt.Sprintf("RCODE%d", rcode)
 }
 
-// Wire is told of one answer the fast path sent to client (over TCP when
-// client is a *net.TCPAddr, else over UDP): resp
+// Wire is told of one answer the fast path sent to client (over UDP when
+// client's Network is "udp", else over TCP, DNS over TLS included): resp
 // in wire format, whose question is uncompressed right after the header,
 // sent took after its batch was read. Answers whose line is not written
 // cost no allocation.
@@ -147,12 +147,13 @@ func (l *Logger) Wire(client net.Addr, resp []byte, took time.Duration) {
 		Type: binary.BigEndian.Uint16(resp[end:]), Rcode: int(resp[3] & 0xF), Size: len(resp), Duration: took, Fast: true})
 }
 
-// wireProto is the protocol of a fast-path answer to client.
+// wireProto is the protocol of a fast-path answer to client: "udp" or
+// "tcp", as the ordinary path's lines say (DNS over TLS is "tcp").
 func wireProto(client net.Addr) string {
-	if _, ok := client.(*net.TCPAddr); ok {
-		return "tcp"
+	if client == nil || client.Network() == "udp" {
+		return "udp"
 	}
-	return "udp"
+	return "tcp"
 }
 
 // Msg is told of one answer of the ordinary path: resp, as written to

@@ -140,3 +140,22 @@ func BenchmarkWire(b *testing.B) {
 		})
 	}
 }
+
+// dotClient is a DNS over TLS client's address as the fast path gives it.
+type dotClient struct{ *net.TCPAddr }
+
+func (dotClient) Network() string { return "tls" }
+
+func TestAFastPathAnswerOverTLSIsLoggedAsTCP(t *testing.T) {
+	tcp := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5353}
+	for _, c := range []struct {
+		client net.Addr
+		want   string
+	}{{client, "udp"}, {tcp, "tcp"}, {dotClient{tcp}, "tcp"}} {
+		var out strings.Builder
+		New(slog.New(slog.NewTextHandler(&out, nil)), All, 1).Wire(c.client, packedAnswer(t, dns.RcodeSuccess), time.Millisecond)
+		if !strings.Contains(out.String(), " proto="+c.want+" ") {
+			t.Errorf("%s client: line %q, want proto=%s", c.client.Network(), out.String(), c.want)
+		}
+	}
+}

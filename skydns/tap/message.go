@@ -65,18 +65,29 @@ func (t *Tap) Forwarder(upstream netip.AddrPort, tr Transport, query, resp []byt
 
 // FastAnswer is Client for an answer of the fast path, which keeps no
 // query: the query is rebuilt from the answer's header and question. It
-// has the fastpath.Config.LogAnswer signature; a client over TCP is a
-// *net.TCPAddr.
+// has the fastpath.Config.LogAnswer signature: client's Network says
+// the transport.
 func (t *Tap) FastAnswer(client net.Addr, resp []byte, took time.Duration) {
 	if t == nil {
 		return
 	}
-	tr := UDP
-	if _, ok := client.(*net.TCPAddr); ok {
-		tr = TCP
-	}
 	now := time.Now()
-	t.Client(client, tr, QueryOf(resp), append([]byte(nil), resp...), now.Add(-took), now)
+	t.Client(client, transportOf(client), QueryOf(resp), append([]byte(nil), resp...), now.Add(-took), now)
+}
+
+// transportOf is the transport client's Network names: "tcp", "tls",
+// else UDP.
+func transportOf(client net.Addr) Transport {
+	if client == nil {
+		return UDP
+	}
+	switch client.Network() {
+	case "tcp":
+		return TCP
+	case "tls":
+		return TLS
+	}
+	return UDP
 }
 
 func newMessage(typ dnstap.Message_Type, peer netip.AddrPort, tr Transport) *dnstap.Message {

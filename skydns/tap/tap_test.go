@@ -3,6 +3,7 @@ package tap
 import (
 	"bytes"
 	"log/slog"
+	"net"
 	"testing"
 	"time"
 
@@ -74,5 +75,22 @@ func TestCloseStopsTheSenderWhileTheReaderIsAway(t *testing.T) {
 	}
 	if got := m.GetCounter().GetValue(); got != 1 {
 		t.Fatalf("dropped %v, want 1 of the two messages with a queue of 1", got)
+	}
+}
+
+// dotClient is a DNS over TLS client's address as the fast path gives it.
+type dotClient struct{ *net.TCPAddr }
+
+func (dotClient) Network() string { return "tls" }
+
+func TestAFastPathClientsNetworkIsItsTransport(t *testing.T) {
+	tcp := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5353}
+	for _, c := range []struct {
+		client net.Addr
+		want   Transport
+	}{{nil, UDP}, {&net.UDPAddr{IP: tcp.IP, Port: 53}, UDP}, {tcp, TCP}, {dotClient{tcp}, TLS}} {
+		if got := transportOf(c.client); got != c.want {
+			t.Errorf("transportOf(%v) = %v, want %v", c.client, got, c.want)
+		}
 	}
 }

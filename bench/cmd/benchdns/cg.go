@@ -188,7 +188,7 @@ func (b *bench) countWindow(ctx context.Context, pid int, out string, dump int, 
 	}
 	start := time.Now()
 	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: addr, QueryFile: queries, MaxRuns: 1, Outstanding: 10,
-		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU, TCP: tcp, DNSSECOK: do})
+		Timeout: 10 * time.Second, CPU: b.cfg.loadCPU, Mode: proto(tcp), DNSSECOK: do})
 	if err != nil {
 		return window{}, err
 	}

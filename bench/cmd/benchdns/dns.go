@@ -13,7 +13,7 @@ import (
 // dnsRounds starts every server, then runs cfg.rounds interleaved rounds of
 // one timed dnsperf run per server, rotating the order each round.
 func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) {
-	insts := b.startAll(ctx, rows)
+	insts := b.startAll(ctx, rows, nil)
 	defer func() {
 		for _, inst := range insts {
 			inst.stop()
@@ -27,7 +27,7 @@ func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) 
 			if inst == nil || ctx.Err() != nil {
 				continue
 			}
-			s, err := b.measure(ctx, inst, false)
+			s, err := b.measure(ctx, inst, "udp")
 			if err != nil {
 				row.Problem = err.Error()
 				continue
@@ -41,12 +41,12 @@ func (b *bench) dnsRounds(ctx context.Context, rows []report.Row, res *results) 
 	}
 }
 
-// startAll starts each server once; a server that fails to start gets its
-// row's Problem and no instance.
-func (b *bench) startAll(ctx context.Context, rows []report.Row) map[string]*instance {
+// startAll starts each server once, with its opts; a server that fails
+// to start gets its row's Problem and no instance.
+func (b *bench) startAll(ctx context.Context, rows []report.Row, opts map[string]startOptions) map[string]*instance {
 	insts := map[string]*instance{}
 	for i := range rows {
-		inst, err := b.startServer(ctx, serverNamed(rows[i].Server), startOptions{})
+		inst, err := b.startServer(ctx, serverNamed(rows[i].Server), opts[rows[i].Server])
 		if err != nil {
 			rows[i].Problem = "not serving: " + err.Error()
 			b.logf("%s: %v", rows[i].Server, err)
@@ -73,17 +73,21 @@ func (b *bench) warmUpUDP(ctx context.Context, insts map[string]*instance) {
 	}
 }
 
-// measure runs dnsperf once against inst, over TCP (tcpClients clients,
-// tcpOutstanding queries in flight) or UDP, and reads the server's (and
+// measure runs dnsperf once against inst, over mode's transport: "udp",
+// or "tcp" or "dot" (DNS over TLS, at inst.tlsAddr) with tcpClients
+// clients and tcpOutstanding queries in flight; and it reads the server's (and
 // for servers reading etcd per query, etcd's) CPU time over the run.
-func (b *bench) measure(ctx context.Context, inst *instance, tcp bool) (report.Sample, error) {
+func (b *bench) measure(ctx context.Context, inst *instance, mode string) (report.Sample, error) {
 	before, err := b.cpuTimes(inst)
 	if err != nil {
 		return report.Sample{}, err
 	}
 	o := dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU, DNSSECOK: inst.dnssecOK}
-	if tcp {
-		o.TCP, o.Clients, o.Outstanding = true, tcpClients, tcpOutstanding
+	if mode != "udp" {
+		o.Mode, o.Clients, o.Outstanding = mode, tcpClients, tcpOutstanding
+	}
+	if mode == "dot" {
+		o.Addr = inst.tlsAddr
 	}
 	run, err := dnsperf.Run(ctx, o)
 	if err != nil {

@@ -18,6 +18,7 @@ type instance struct {
 	proc     *kubeproc.Process
 	addr     string // DNS host:port
 	httpAddr string // skydns's /metrics host:port
+	tlsAddr  string // DNS over TLS host:port; "" when not served
 	log      string
 }
 
@@ -27,6 +28,8 @@ type startOptions struct {
 	cgOut string
 	// extra arguments are appended to the server's.
 	extra []string
+	// tlsAddr is where extra makes the server serve DNS over TLS.
+	tlsAddr string
 	// ready replaces the wait for an answer to the probe name.
 	ready func(ctx context.Context, inst *instance, timeout time.Duration) error
 }
@@ -67,7 +70,7 @@ func (b *bench) startServer(ctx context.Context, s server, o startOptions) (*ins
 	if err != nil {
 		return nil, err
 	}
-	inst := &instance{server: s, proc: p, addr: addr(port), httpAddr: addr(httpPort), log: log}
+	inst := &instance{server: s, proc: p, addr: addr(port), httpAddr: addr(httpPort), tlsAddr: o.tlsAddr, log: log}
 	if o.ready == nil {
 		o.ready = b.answersProbe
 	}

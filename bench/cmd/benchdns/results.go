@@ -22,6 +22,7 @@ type results struct {
 	busyAtEnd  string
 	rows       []report.Row
 	tcp        []report.Row // the servers over TCP
+	tcpDoT     report.Row   // skydns over DNS over TLS in the TCP rounds
 	tcpUDP     report.Row   // skydns over UDP in the TCP rounds
 	profile    string
 	sizes      []report.MemorySize
@@ -44,7 +45,7 @@ func (b *bench) runParts(ctx context.Context) results {
 		b.callgrindPass(ctx, res.rows)
 	}
 	if b.cfg.runs("tcp") && ctx.Err() == nil {
-		b.logf("TCP: %d rounds of %s per server over TCP, and of skydns over UDP", b.cfg.rounds, b.cfg.duration)
+		b.logf("TCP: %d rounds of %s per server over TCP, and of skydns over DNS over TLS and UDP", b.cfg.rounds, b.cfg.duration)
 		b.tcpRounds(ctx, &res)
 		b.logf("TCP callgrind pass")
 		b.tcpCallgrindPass(ctx, &res)
@@ -95,11 +96,15 @@ func (r results) markdown(cfg config, args []string) string {
 
 func (r results) tcpMarkdown(cfg config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Serving over TCP\n\nThe same data and queries; dnsperf -m tcp -c %d -q %d (%d connections kept open, %d queries in flight); "+
-		"a warm-up pass over the query file, then %d interleaved rounds of %s per server, with one run of skydns over UDP in each round "+
+	fmt.Fprintf(&b, "## Serving over TCP\n\nThe same data and queries; dnsperf -m tcp -c %d -q %d (%d connections kept open, %d queries in flight), "+
+		"and skydns over DNS over TLS the same way (-m dot, its --tls-addr); "+
+		"a warm-up pass over the query file, then %d interleaved rounds of %s per server, with one run of skydns over DNS over TLS and one over UDP in each round "+
 		"(the UDP figures of the same machine moments); callgrind, skydns only: %d queries on one connection, %d in flight.\n\n", tcpClients, tcpOutstanding, tcpClients, tcpOutstanding,
 		cfg.rounds, cfg.duration, cfg.cgQueries, 10)
-	b.WriteString(report.TCPTable(r.tcp, r.tcpUDP) + "\n")
+	b.WriteString(report.TCPTable(r.tcp, r.tcpDoT, r.tcpUDP) + "\n")
+	if p := report.TCPProblems(r.tcp, r.tcpDoT, r.tcpUDP); p != "" {
+		b.WriteString(p + "\n")
+	}
 	b.WriteString("### Targets over TCP\n\n" + report.TargetsTable(report.TCPTargets(r.tcp, r.tcpUDP)) + "\n")
 	return b.String()
 }

@@ -2,10 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/kubesky/kubesky/bench/dnsperf"
 	"github.com/kubesky/kubesky/bench/report"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // The TCP comparison: the servers a node-local cache forwards to over
@@ -20,22 +27,28 @@ const (
 // whatever --servers says.
 var tcpServers = []string{report.SkyDNS, report.CoreDNSCacheAll, report.Dnsmasq}
 
-// tcpRun is one timed run of a round of the TCP part.
+// tcpRun is one timed run of a round of the TCP part, over mode's
+// transport (see measure).
 type tcpRun struct {
-	row *report.Row
-	tcp bool
+	row  *report.Row
+	mode string
 }
 
-// tcpRounds starts the TCP servers --servers names, then runs cfg.rounds
-// interleaved rounds: one TCP run per server and one UDP run of skydns
-// (the reference of its CPU per TCP query), rotating the order each
-// round. Then it counts instructions per query over TCP.
+// tcpRounds starts the TCP servers --servers names, skydns serving DNS
+// over TLS too, then runs cfg.rounds interleaved rounds: one TCP run per
+// server, one DNS over TLS run of skydns and one UDP run of skydns (the
+// reference of its CPU per TCP query), rotating the order each round.
+// Then it counts instructions per query over TCP.
 func (b *bench) tcpRounds(ctx context.Context, res *results) {
 	for _, name := range tcpServers {
 		res.tcp = append(res.tcp, report.Row{Server: name})
 	}
-	res.tcpUDP = report.Row{Server: report.SkyDNS}
-	insts := b.startAll(ctx, res.tcp)
+	res.tcpDoT, res.tcpUDP = report.Row{Server: report.SkyDNS}, report.Row{Server: report.SkyDNS}
+	dot, err := b.dotOptions()
+	if err != nil {
+		res.tcpDoT.Problem = err.Error()
+	}
+	insts := b.startAll(ctx, res.tcp, map[string]startOptions{report.SkyDNS: dot})
 	b.warmUp(ctx, insts)
 	defer func() {
 		for _, inst := range insts {
@@ -44,10 +57,13 @@ func (b *bench) tcpRounds(ctx context.Context, res *results) {
 	}()
 	var runs []tcpRun
 	for i := range res.tcp {
-		runs = append(runs, tcpRun{row: &res.tcp[i], tcp: true})
+		runs = append(runs, tcpRun{row: &res.tcp[i], mode: "tcp"})
 	}
-	if insts[report.SkyDNS] != nil {
-		runs = append(runs, tcpRun{row: &res.tcpUDP})
+	if sky := insts[report.SkyDNS]; sky != nil {
+		if sky.tlsAddr != "" {
+			runs = append(runs, tcpRun{row: &res.tcpDoT, mode: "dot"})
+		}
+		runs = append(runs, tcpRun{row: &res.tcpUDP, mode: "udp"})
 	}
 	for r := range b.cfg.rounds {
 		for i := range runs {
@@ -56,15 +72,46 @@ func (b *bench) tcpRounds(ctx context.Context, res *results) {
 			if inst == nil || ctx.Err() != nil {
 				continue
 			}
-			s, err := b.measure(ctx, inst, run.tcp)
+			s, err := b.measure(ctx, inst, run.mode)
 			if err != nil {
 				run.row.Problem = err.Error()
 				continue
 			}
 			run.row.Samples = append(run.row.Samples, s)
-			b.logf("round %d %-22s %s %8.0f QPS, %s CPU/query, p99 %s, lost %d", r+1, run.row.Server, proto(run.tcp), s.QPS, s.CPUPerQuery, s.P99, s.Lost)
+			b.logf("round %d %-22s %s %8.0f QPS, %s CPU/query, p99 %s, lost %d", r+1, run.row.Server, run.mode, s.QPS, s.CPUPerQuery, s.P99, s.Lost)
 		}
 	}
+}
+
+// dotOptions start skydns serving DNS over TLS too, on a free port of
+// 127.0.0.1, with a certificate for 127.0.0.1 of a throwaway CA written
+// into the work directory (dnsperf does not check it).
+func (b *bench) dotOptions() (startOptions, error) {
+	port, err := freePort()
+	if err != nil {
+		return startOptions{}, err
+	}
+	dir := filepath.Join(b.work, "dot")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return startOptions{}, err
+	}
+	ca, err := kubeproc.NewCA(dir, 24*time.Hour)
+	if err != nil {
+		return startOptions{}, fmt.Errorf("DNS over TLS certificate: %w", err)
+	}
+	tmpl := kubeproc.CertTemplate("skydns", 24*time.Hour)
+	tmpl.ExtKeyUsage, tmpl.IPAddresses = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, []net.IP{net.IPv4(127, 0, 0, 1)}
+	cert, key, err := ca.Issue("skydns-dot", tmpl)
+	if err != nil {
+		return startOptions{}, fmt.Errorf("DNS over TLS certificate: %w", err)
+	}
+	return startOptions{extra: dotArgs(addr(port), cert, key), tlsAddr: addr(port)}, nil
+}
+
+// dotArgs are skydns's flags serving DNS over TLS on tlsAddr with the
+// certificate and key files.
+func dotArgs(tlsAddr, cert, key string) []string {
+	return []string{"--tls-addr", tlsAddr, "--tls-cert", cert, "--tls-key", key}
 }
 
 // warmUp sends every server the query file once over TCP, so that the
@@ -75,7 +122,7 @@ func (b *bench) warmUp(ctx context.Context, insts map[string]*instance) {
 		if inst == nil || ctx.Err() != nil {
 			continue
 		}
-		run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, MaxRuns: 1, TCP: true,
+		run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, MaxRuns: 1, Mode: "tcp",
 			Clients: tcpClients, Outstanding: tcpOutstanding, CPU: b.cfg.loadCPU})
 		if err != nil {
 			b.logf("warming %s up: %v", name, err)
