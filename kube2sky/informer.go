@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -37,7 +40,14 @@ type informerSet struct {
 // add builds the informer of spec, with its handler, and returns it and the
 // handler's registration.
 func (s *informerSet) add(spec informerSpec) (cache.SharedIndexInformer, cache.ResourceEventHandlerRegistration, error) {
-	lw := &cache.ListWatch{ListWithContextFunc: spec.list, WatchFuncWithContext: spec.watch}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return untilAccepted(ctx, func(ctx context.Context) (runtime.Object, error) { return spec.list(ctx, opts) })
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return untilAccepted(ctx, func(ctx context.Context) (watch.Interface, error) { return spec.watch(ctx, opts) })
+		},
+	}
 	inf := cache.NewSharedIndexInformerWithOptions(lw, spec.example, cache.SharedIndexInformerOptions{Indexers: spec.indexers})
 	_ = inf.SetTransform(spec.transform) // fails only once started
 	reg, err := inf.AddEventHandler(spec.handler)
@@ -47,6 +57,42 @@ func (s *informerSet) add(spec informerSpec) (cache.SharedIndexInformer, cache.R
 	s.all = append(s.all, inf)
 	s.synced = append(s.synced, inf.HasSynced)
 	return inf, reg, nil
+}
+
+// The pace at which untilAccepted asks again.
+const (
+	acceptRetryFirst = 200 * time.Millisecond
+	acceptRetryMax   = time.Second
+)
+
+// untilAccepted calls request until the API server takes it, or ctx ends:
+// while the server is unreachable, starting up or asking clients to slow
+// down, it asks again, from every acceptRetryFirst up to every
+// acceptRetryMax. client-go's reflector would back off from these itself,
+// doubling up to 30 s plus as much jitter, and forgets its back-off only
+// after 2 minutes without one: an API server restarted twice within that
+// time would leave kube2sky blind for up to a minute after it came back.
+func untilAccepted[T any](ctx context.Context, request func(context.Context) (T, error)) (T, error) {
+	wait := acceptRetryFirst
+	for {
+		out, err := request(ctx)
+		if err == nil || !unavailable(err) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, acceptRetryMax)
+	}
+}
+
+// unavailable reports an error of an API server that is down, starting up
+// or overloaded, rather than one that refuses the request.
+func unavailable(err error) bool {
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err)
 }
 
 // run runs every informer until ctx ends.
