@@ -84,21 +84,10 @@ type ListWatcher struct {
 
 	state         State
 	revision      int64         // last revision delivered
-	listAt        int64         // the revision the next list reads at (a compaction's); 0: the latest
 	clusterID     uint64        // the etcd cluster that revision belongs to
 	progressAt    time.Time     // when the last progress notification arrived
 	progressEvery time.Duration // the gap between the last two; 0 until two arrived
 }
-
-// compactedError is a watch's revision compacted away; revision is the
-// compaction's, the oldest that can still be read.
-type compactedError struct{ revision int64 }
-
-func (e compactedError) Error() string {
-	return fmt.Sprintf("%v (compacted at revision %d)", rpctypes.ErrCompacted, e.revision)
-}
-
-func (e compactedError) Unwrap() error { return rpctypes.ErrCompacted }
 
 var (
 	// errOtherCluster says that the etcd answering is not the cluster listed.
@@ -120,12 +109,11 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 			}
 		}
 		err := lw.watch(ctx)
-		var compacted compactedError
 		switch {
-		case errors.As(err, &compacted):
+		case errors.Is(err, rpctypes.ErrCompacted):
 			wait := lw.relistDelay()
-			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "at", compacted.revision, "after", wait)
-			lw.revision, lw.listAt = 0, compacted.revision
+			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "after", wait)
+			lw.revision = 0
 			sleepCtx(ctx, wait)
 		case errors.Is(err, errStalled):
 			lw.Logger.Warn("watch stalled, opening it again", "prefix", lw.Prefix, "revision", lw.revision, "silent", lw.StallAfter)
@@ -171,21 +159,12 @@ func (lw *ListWatcher) defaults() {
 // pageRetries times: under load (thousands of readers listing at once) a
 // list that started over at every failed page would never end. A
 // compacted revision starts the list over.
-//
-// After a compaction the list reads at the compaction's revision, which
-// every reader cut off by it shares, with serializable requests: they are
-// identical from reader to reader, so a grpc-proxy answers all but the
-// first from its cache, and the watch catches up from there. A list there
-// that fails (compacted again, a member behind) is made at the latest
-// revision next time.
 func (lw *ListWatcher) list(ctx context.Context) error {
 	var events []contract.Event
 	keep := func(kv *mvccpb.KeyValue) {
 		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
 	}
-	p := &pages{kv: lw.Source, name: lw.Prefix, from: lw.Prefix, end: clientv3.GetPrefixRangeEnd(lw.Prefix), size: lw.PageSize, timeout: lw.RequestTimeout,
-		at: lw.listAt}
-	lw.listAt = 0
+	p := &pages{kv: lw.Source, name: lw.Prefix, from: lw.Prefix, end: clientv3.GetPrefixRangeEnd(lw.Prefix), size: lw.PageSize, timeout: lw.RequestTimeout}
 	backoff := NewBackoff(100*time.Millisecond, lw.RequestTimeout)
 	for retry := 0; ; retry++ {
 		err := p.read(ctx, keep)
@@ -197,8 +176,8 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 		}
 		lw.Logger.Debug("list page failed, retrying it", "prefix", lw.Prefix, "from", p.from, "err", err)
 	}
-	lw.revision, lw.clusterID = p.revision(), p.first.ClusterId
-	lw.OnUpdate(contract.Update{Revision: lw.revision, Full: true, Events: events})
+	lw.revision, lw.clusterID = p.first.Revision, p.first.ClusterId
+	lw.OnUpdate(contract.Update{Revision: p.first.Revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
@@ -252,7 +231,7 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 // handle delivers one watch response, a revision at a time.
 func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	if resp.CompactRevision != 0 {
-		return compactedError{revision: resp.CompactRevision}
+		return rpctypes.ErrCompacted
 	}
 	if err := resp.Err(); err != nil {
 		return err

@@ -41,25 +41,14 @@ func scan(ctx context.Context, kv Getter, name, from, end string, pageSize int64
 // a failed page: from is the next key to read, and first the header of
 // the first page, whose revision every later page is read at.
 type pages struct {
-	kv      Getter
-	name    string
-	from    string
-	end     string
-	size    int64
-	timeout time.Duration
-	// at, if set, is the revision every page is read at, serializable (so
-	// a grpc-proxy may answer it from its cache); else the first page's.
-	at       int64
+	kv       Getter
+	name     string
+	from     string
+	end      string
+	size     int64
+	timeout  time.Duration
 	first    *etcdserverpb.ResponseHeader
 	finished bool
-}
-
-// revision is the revision the pages are read at.
-func (p *pages) revision() int64 {
-	if p.at > 0 {
-		return p.at
-	}
-	return p.first.Revision
 }
 
 // read reads pages until the range is done or a page fails; called again
@@ -67,10 +56,7 @@ func (p *pages) revision() int64 {
 func (p *pages) read(ctx context.Context, fn func(*mvccpb.KeyValue)) error {
 	for !p.finished {
 		opts := []clientv3.OpOption{clientv3.WithRange(p.end), clientv3.WithLimit(p.size)}
-		switch {
-		case p.at > 0:
-			opts = append(opts, clientv3.WithRev(p.at), clientv3.WithSerializable())
-		case p.first != nil:
+		if p.first != nil {
 			opts = append(opts, clientv3.WithRev(p.first.Revision))
 		}
 		resp, err := getWithin(ctx, p.kv, p.timeout, p.from, opts...)
