@@ -49,7 +49,9 @@ type State struct {
 type ListWatcher struct {
 	Source Source
 	Prefix string
-	// PageSize bounds the keys per list request (default 1000).
+	// PageSize bounds the keys of a list's first request (default 1000);
+	// the later ones grow to an eighth of the prefix when that is more
+	// (see Scan).
 	PageSize int64
 	// RequestTimeout is each list request's deadline (default 5s).
 	RequestTimeout time.Duration
