@@ -27,6 +27,7 @@ type options struct {
 	out            string
 	readers        []int
 	proxies        int
+	direct         bool
 	perClient      int
 	startRate      int
 	services       int
@@ -64,7 +65,7 @@ func run1(args []string) error {
 	var results []result
 	started := time.Now()
 	for _, w := range o.readers {
-		for _, p := range proxyCounts(o.proxies) {
+		for _, p := range o.proxyCounts() {
 			r := &run{opts: o, setup: setup{readers: w, proxies: p, perClient: o.perClient}, log: log, readerLog: readerLog}
 			if err := r.do(ctx); err != nil {
 				return fmt.Errorf("W=%d P=%d: %w", w, p, err)
@@ -87,6 +88,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.dir, "dir", "", "work directory for data and logs (default: a new temporary one)")
 	fs.StringVar(&o.out, "out", "bench/results/fan-out.md", "the markdown report")
 	fs.IntVar(&o.proxies, "proxies", 2, "grpc-proxies in the proxied runs (0: no proxied runs)")
+	fs.BoolVar(&o.direct, "direct", true, "run each W without proxies too (false: only the proxied run)")
 	fs.IntVar(&o.perClient, "readers-per-client", 1, "readers sharing one etcd client (one gRPC connection)")
 	fs.IntVar(&o.startRate, "start-rate", 50, "readers started per second")
 	fs.IntVar(&o.services, "services", 10000, "Services in the simulated cluster")
@@ -120,6 +122,8 @@ func (o options) validate() error {
 	switch {
 	case o.proxies < 0:
 		return fmt.Errorf("--proxies %d: want 0 or more", o.proxies)
+	case o.proxies == 0 && !o.direct:
+		return errors.New("--direct=false with --proxies 0: no run left")
 	case o.perClient < 1:
 		return fmt.Errorf("--readers-per-client %d: want 1 or more", o.perClient)
 	case o.startRate < 1 || o.startRate > 10000:
@@ -152,11 +156,17 @@ func parseCounts(s string) ([]int, error) {
 	return out, nil
 }
 
-func proxyCounts(p int) []int {
-	if p == 0 {
-		return []int{0}
+// proxyCounts are the proxy counts run for each W: none (unless
+// --direct=false) and --proxies (unless 0).
+func (o options) proxyCounts() []int {
+	var counts []int
+	if o.direct {
+		counts = append(counts, 0)
 	}
-	return []int{0, p}
+	if o.proxies > 0 {
+		counts = append(counts, o.proxies)
+	}
+	return counts
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: every

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +28,26 @@ func TestOptionsSayWhichFlagIsWrong(t *testing.T) {
 		{"--start-rate 0", "--start-rate"},
 		{"--services 3", "--services"},
 		{"--etcd /nonexistent/etcd", "--etcd"},
+		{"--proxies 0 --direct=false", "--direct"},
 	} {
 		_, err := parseOptions(strings.Fields(c.args))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error naming %s", c.args, err, c.want)
+		}
+	}
+}
+
+func TestDirectFalseRunsOnlyTheProxiedSetup(t *testing.T) {
+	for _, c := range []struct {
+		o    options
+		want []int
+	}{
+		{options{direct: true, proxies: 2}, []int{0, 2}},
+		{options{direct: true, proxies: 0}, []int{0}},
+		{options{direct: false, proxies: 3}, []int{3}},
+	} {
+		if got := c.o.proxyCounts(); !slices.Equal(got, c.want) {
+			t.Errorf("direct %v, proxies %d: runs %v, want %v", c.o.direct, c.o.proxies, got, c.want)
 		}
 	}
 }

@@ -32,8 +32,8 @@ func header(b *strings.Builder, o options, results []result, took time.Duration)
 	}
 	host, _ := os.Hostname()
 	fmt.Fprintf(b, "# etcd watch fan-out to W skydns readers\n\n")
-	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s` (what `make bench-fan-out` runs), on %s (2 cores, shared), %s in all.\n\n",
-		joinInts(o.readers), o.proxies, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, host, took.Round(time.Second))
+	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --direct=%v --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s` (`make bench-fan-out` with its FANOUT_ variables), on %s (2 cores, shared), %s in all.\n\n",
+		joinInts(o.readers), o.proxies, o.direct, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, host, took.Round(time.Second))
 	fmt.Fprintf(b, "A 3-member etcd cluster (real `etcd` processes on 127.0.0.1, `--watch-progress-notify-interval %s`), "+
 		"%d keys: %d Services built by kube2sky's record builder (one in %d headless with %d endpoints, the rest ClusterIP; one named port each). "+
 		"Churn: one Txn per change in kube2sky's shape (fenced on the leader key, each key's mod revision compared; "+
