@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -70,7 +71,8 @@ type ListWatcher struct {
 	// applies only once two progress notifications have been seen: etcd
 	// sends them at its --watch-progress-notify-interval (10 minutes
 	// unless set). A grpc-proxy can leave a watch silent for good: a new
-	// watch may join a coalesced upstream watch that a compaction ended.
+	// watch may join a coalesced upstream watch that a compaction ended
+	// (see watchEnd).
 	StallAfter time.Duration
 	// RelistJitter spreads the re-lists after a compaction: the list waits
 	// a random time in [0, RelistJitter) first, so thousands of readers
@@ -89,6 +91,7 @@ type ListWatcher struct {
 	clusterID     uint64        // the etcd cluster that revision belongs to
 	progressAt    time.Time     // when the last progress notification arrived
 	progressEvery time.Duration // the gap between the last two; 0 until two arrived
+	watchVariant  int           // which range the watch covers the prefix with (see watchEnd)
 }
 
 var (
@@ -118,7 +121,8 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 			lw.revision = 0
 			sleepCtx(ctx, wait)
 		case errors.Is(err, errStalled):
-			lw.Logger.Warn("watch stalled, opening it again", "prefix", lw.Prefix, "revision", lw.revision, "silent", lw.StallAfter)
+			lw.watchVariant = (lw.watchVariant + 1) % watchVariants
+			lw.Logger.Warn("watch stalled, opening it again over another range", "prefix", lw.Prefix, "revision", lw.revision, "silent", lw.StallAfter, "range_end", lw.watchEnd())
 		case errors.Is(err, errOtherCluster):
 			lw.Logger.Warn("a different etcd cluster answers at the endpoints; listing it again", "prefix", lw.Prefix, "err", err)
 			lw.revision = 0
@@ -198,7 +202,7 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 	opened := make(chan clientv3.WatchChan, 1) // buffered: the opener never blocks on it
 	from := lw.revision + 1
 	go func() {
-		opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+		opened <- lw.Source.Watch(watchCtx, lw.Prefix, clientv3.WithRange(lw.watchEnd()), clientv3.WithRev(from), clientv3.WithProgressNotify())
 	}()
 	var ch clientv3.WatchChan // nil, so never ready, until the watch is open
 	silence := time.NewTimer(lw.ProbeInterval)
@@ -230,6 +234,22 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 	}
 }
 
+// watchVariants is how many ranges a watch of the prefix takes turns with.
+const watchVariants = 8
+
+// watchEnd is the end of the range the watch covers. A grpc-proxy joins
+// the watches of one range into one upstream watch, and can put a new watch
+// into an upstream watch that a compaction ended, where it stays silent
+// for good (etcd issue 21813); opening it again over the same range joins
+// the same dead watch. So each stalled watch moves to the next of
+// watchVariants ranges that hold the same keys of the prefix: the prefix's
+// end followed by 0 to 7 zero bytes. The longer ends take in only keys
+// made of the prefix's end and zero bytes, outside the prefix; handle
+// drops them.
+func (lw *ListWatcher) watchEnd() string {
+	return clientv3.GetPrefixRangeEnd(lw.Prefix) + strings.Repeat("\x00", lw.watchVariant)
+}
+
 // handle delivers one watch response, a revision at a time.
 func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	if resp.CompactRevision != 0 {
@@ -250,10 +270,14 @@ func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 		end := start
 		var events []contract.Event
 		for ; end < len(resp.Events) && resp.Events[end].Kv.ModRevision == revision; end++ {
-			events = append(events, convertEvent(resp.Events[end]))
+			if ev := resp.Events[end]; strings.HasPrefix(string(ev.Kv.Key), lw.Prefix) {
+				events = append(events, convertEvent(ev))
+			}
 		}
 		lw.revision = revision
-		lw.OnUpdate(contract.Update{Revision: revision, Events: events})
+		if len(events) > 0 {
+			lw.OnUpdate(contract.Update{Revision: revision, Events: events})
+		}
 		start = end
 	}
 	return nil

@@ -1,0 +1,104 @@
+package etcdstore_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/proxy/grpcproxy"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/polltest"
+)
+
+// startGRPCProxy serves etcd's grpc-proxy (its KV and Watch services) in
+// front of upstream on 127.0.0.1, until the test ends, and returns its URL.
+func startGRPCProxy(t *testing.T, upstream *clientv3.Client) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, _ := grpcproxy.NewKvProxy(upstream)
+	watch, _ := grpcproxy.NewWatchProxy(t.Context(), zap.NewNop(), upstream)
+	srv := grpc.NewServer()
+	pb.RegisterKVServer(srv, kv)
+	pb.RegisterWatchServer(srv, watch)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	return "http://" + lis.Addr().String()
+}
+
+// leaveADeadWatch opens a watch of /skydns/ through the proxy from a
+// compacted revision and keeps it open without reading on: the proxy's
+// upstream watch of that range ends with the compaction, and the proxy
+// keeps it, with this watch in it, for newer watches to join.
+func leaveADeadWatch(t *testing.T, proxy *clientv3.Client, compacted int64) {
+	t.Helper()
+	stream, err := pb.NewWatchClient(proxy.ActiveConnection()).Watch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := &pb.WatchCreateRequest{Key: []byte("/skydns/"), RangeEnd: []byte(clientv3.GetPrefixRangeEnd("/skydns/")), StartRevision: compacted}
+	if err := stream.Send(&pb.WatchRequest{RequestUnion: &pb.WatchRequest_CreateRequest{CreateRequest: create}}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		resp, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.CompactRevision != 0 {
+			return
+		}
+	}
+}
+
+// TestAWatchASilentGRPCProxyHoldsMovesToAnotherRange: a grpc-proxy keeps
+// an upstream watch that a compaction ended and moves the watches of the
+// same range into it, where nothing arrives. The ListWatcher's watch,
+// silent there while etcd answers, opens again over another range with the
+// same keys and gets the changes.
+func TestAWatchASilentGRPCProxyHoldsMovesToAnotherRange(t *testing.T) {
+	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
+	proxy := etcdtest.NewClient(t, startGRPCProxy(t, srv.Client))
+	first := srv.Put(t, "/skydns/a", "1")
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: proxy, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
+		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	// Through the proxy, progress notifications start with the first event.
+	srv.Put(t, "/skydns/a", "2")
+	polltest.True(t, "a change", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
+	_, changed, _ := rec.snapshot()
+	polltest.True(t, "progress notifications", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Confirmed.Sub(changed.Confirmed) > 300*time.Millisecond
+	})
+
+	latest := srv.Put(t, "/skydns/a", "3")
+	if _, err := srv.Client.Compact(context.Background(), latest); err != nil {
+		t.Fatal(err)
+	}
+	leaveADeadWatch(t, proxy, first)
+	srv.Put(t, "/skydns/a", "4")
+	srv.Put(t, "/skydns0", "a key beyond the prefix, inside the watch's other ranges")
+	srv.Put(t, "/skydns0\x00", "another")
+	srv.Put(t, "/skydns/b", "5")
+	polltest.True(t, "the changes made after the compaction", func() bool {
+		a, _ := rec.get("/skydns/a")
+		b, _ := rec.get("/skydns/b")
+		return a == "4" && b == "5"
+	})
+	if _, _, n := rec.snapshot(); n != 2 {
+		t.Errorf("the mirror holds %d keys, want the 2 under /skydns/", n)
+	}
+}
