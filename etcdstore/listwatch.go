@@ -197,6 +197,9 @@ const pageRetries = 5
 // it runs aside while the probes go on: an etcd gone between a list and
 // its watch is reported like any other outage.
 func (lw *ListWatcher) watch(ctx context.Context) error {
+	if err := lw.revisionKept(ctx); err != nil {
+		return err
+	}
 	watchCtx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
 	opened := make(chan clientv3.WatchChan, 1) // buffered: the opener never blocks on it
@@ -232,6 +235,24 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// revisionKept asks etcd, before a watch is opened, whether it still
+// holds the revision last delivered: a watch from a compacted revision
+// fails anyway, but through a grpc-proxy it leaves behind the upstream
+// watch the compaction ended, which later watches of the range join and
+// stay silent in (see watchEnd). It returns rpctypes.ErrCompacted for a
+// compacted revision, and errOtherCluster for a revision etcd has not
+// reached or a response from another cluster.
+func (lw *ListWatcher) revisionKept(ctx context.Context) error {
+	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithRev(lw.revision), clientv3.WithCountOnly())
+	switch {
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		return fmt.Errorf("%w (behind the revision %d seen)", errOtherCluster, lw.revision)
+	case err != nil:
+		return err
+	}
+	return lw.sameCluster(resp.Header)
 }
 
 // watchVariants is how many ranges a watch of the prefix takes turns with.

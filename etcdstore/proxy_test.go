@@ -3,6 +3,8 @@ package etcdstore_test
 import (
 	"context"
 	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,5 +102,63 @@ func TestAWatchASilentGRPCProxyHoldsMovesToAnotherRange(t *testing.T) {
 	})
 	if _, _, n := rec.snapshot(); n != 2 {
 		t.Errorf("the mirror holds %d keys, want the 2 under /skydns/", n)
+	}
+}
+
+// watchStarts is an etcd client that notes the start revision of each
+// watch opened through it once noting is on.
+type watchStarts struct {
+	etcdstore.Source
+	noting atomic.Bool
+	mu     sync.Mutex
+	starts []int64
+}
+
+func (w *watchStarts) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
+	if w.noting.Load() {
+		w.mu.Lock()
+		w.starts = append(w.starts, clientv3.OpGet(key, opts...).Rev())
+		w.mu.Unlock()
+	}
+	return w.Source.Watch(ctx, key, opts...)
+}
+
+// TestACompactedRevisionIsListedAgainWithoutAWatchFromIt: a reader cut off
+// while its revision is compacted asks etcd before watching again, and
+// lists, so no watch from a compacted revision reaches a grpc-proxy, where
+// it would leave behind an upstream watch that later watches join and
+// stay silent in.
+func TestACompactedRevisionIsListedAgainWithoutAWatchFromIt(t *testing.T) {
+	srv := etcdtest.Start(t)
+	srv.Put(t, "/skydns/a", "1")
+	gate := &etcdtest.Gate{Client: srv.Client}
+	src := &watchStarts{Source: gate}
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+		RelistJitter: -1, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+
+	gate.Hold()
+	srv.Put(t, "/skydns/a", "2")
+	compacted := srv.Put(t, "/skydns/a", "3")
+	if _, err := srv.Client.Compact(context.Background(), compacted); err != nil {
+		t.Fatal(err)
+	}
+	src.noting.Store(true)
+	gate.Release()
+	polltest.True(t, "the list after the compaction", func() bool { v, _ := rec.get("/skydns/a"); return v == "3" })
+	srv.Put(t, "/skydns/a", "4")
+	polltest.True(t, "a change watched after it", func() bool { v, _ := rec.get("/skydns/a"); return v == "4" })
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if len(src.starts) == 0 {
+		t.Fatal("no watch opened after the release")
+	}
+	for _, start := range src.starts {
+		if start <= compacted {
+			t.Errorf("a watch from revision %d opened after the compaction at %d (watches opened: %v)", start, compacted, src.starts)
+		}
 	}
 }
