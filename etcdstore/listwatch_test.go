@@ -447,6 +447,31 @@ func (s *stallingSource) stallNextWatch() {
 	s.cancel()
 }
 
+// startStallWatching runs a ListWatcher of /skydns/ over src that takes a
+// watch silent for a second as stalled, and waits for its first list.
+func startStallWatching(t *testing.T, src etcdstore.Source) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
+		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	return rec
+}
+
+// awaitProgressNotifications waits until what rec holds has been confirmed
+// for 300 ms more: a quiet watch's progress notifications do that, and a
+// ListWatcher takes a watch as stalled only once it has seen two.
+func awaitProgressNotifications(t *testing.T, rec *recorder) {
+	t.Helper()
+	_, before, _ := rec.snapshot()
+	polltest.True(t, "progress notifications", func() bool {
+		_, s, _ := rec.snapshot()
+		return s.Confirmed.Sub(before.Confirmed) > 300*time.Millisecond
+	})
+}
+
 // TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen: after
 // progress notifications have been seen, a watch that delivers nothing
 // while etcd answers probes is opened again, and the change it missed
@@ -455,18 +480,9 @@ func TestASilentWatchIsOpenedAgainOnceProgressNotificationsWereSeen(t *testing.T
 	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
 	srv.Put(t, "/skydns/a", "1")
 	src := &stallingSource{Client: srv.Client}
-	rec := &recorder{}
-	runListWatcher(t, &etcdstore.ListWatcher{
-		Source: src, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
-		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
-	})
-	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	rec := startStallWatching(t, src)
 	srv.Put(t, "/other/key", "moves etcd's revision to the watch's start")
-	_, synced, _ := rec.snapshot()
-	polltest.True(t, "progress notifications", func() bool {
-		_, s, _ := rec.snapshot()
-		return s.Confirmed.Sub(synced.Confirmed) > 300*time.Millisecond
-	})
+	awaitProgressNotifications(t, rec)
 
 	src.stallNextWatch()
 	srv.Put(t, "/skydns/a", "2")

@@ -71,20 +71,11 @@ func TestAWatchASilentGRPCProxyHoldsMovesToAnotherRange(t *testing.T) {
 	srv := etcdtest.StartWithProgressNotify(t, 100*time.Millisecond)
 	proxy := etcdtest.NewClient(t, startGRPCProxy(t, srv.Client))
 	first := srv.Put(t, "/skydns/a", "1")
-	rec := &recorder{}
-	runListWatcher(t, &etcdstore.ListWatcher{
-		Source: proxy, Prefix: "/skydns/", ProbeInterval: 200 * time.Millisecond, StallAfter: time.Second,
-		RequestTimeout: time.Second, OnUpdate: rec.onUpdate, OnState: rec.onState,
-	})
-	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	rec := startStallWatching(t, proxy)
 	// Through the proxy, progress notifications start with the first event.
 	srv.Put(t, "/skydns/a", "2")
 	polltest.True(t, "a change", func() bool { v, _ := rec.get("/skydns/a"); return v == "2" })
-	_, changed, _ := rec.snapshot()
-	polltest.True(t, "progress notifications", func() bool {
-		_, s, _ := rec.snapshot()
-		return s.Confirmed.Sub(changed.Confirmed) > 300*time.Millisecond
-	})
+	awaitProgressNotifications(t, rec)
 
 	latest := srv.Put(t, "/skydns/a", "3")
 	if _, err := srv.Client.Compact(context.Background(), latest); err != nil {
