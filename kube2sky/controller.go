@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +26,7 @@ type Controller struct {
 	etcd     *clientv3.Client
 	kube     kubernetes.Interface // for events
 	store    *store
-	queue    workqueue.TypedRateLimitingInterface[groupKey]
+	queue    workqueue.TypedRateLimitingInterface[group.Key]
 	ptrs     *ptrIndex
 	triggers *triggers
 	problems *problemLog
@@ -33,7 +34,7 @@ type Controller struct {
 	lead     leadership
 
 	informers informerSet
-	groups    [kindPod + 1]recordGroup // by kind; nil for the zone and for a kind not configured
+	groups    [group.Pod + 1]recordGroup // by kind; nil for the zone and for a kind not configured
 	services  *serviceGroups
 	pods      *podGroups
 	hosts     *hostsGroup
@@ -87,8 +88,8 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		etcdBack:       newBroadcast(),
 	}
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[groupKey](100*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[groupKey]{})
+		workqueue.NewTypedItemExponentialFailureRateLimiter[group.Key](100*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[group.Key]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
 	c.problems = newProblemLog(log, c.metrics, func(kind, key string) *corev1.ObjectReference {
 		return c.services.objectRef(kind, key)
@@ -117,12 +118,12 @@ func (c *Controller) addGroups() error {
 	if c.names, err = newNameServerGroup(c.services, c.cfg, c.log, c.changed); err != nil {
 		return err
 	}
-	c.groups[kindService], c.groups[kindPod], c.groups[kindHosts] = c.services, c.pods, c.hosts
+	c.groups[group.Service], c.groups[group.Pod], c.groups[group.Hosts] = c.services, c.pods, c.hosts
 	if c.kubeDNS != nil {
-		c.groups[kindKubeDNS] = c.kubeDNS
+		c.groups[group.KubeDNS] = c.kubeDNS
 	}
 	if c.names != nil {
-		c.groups[kindNameServer] = c.names
+		c.groups[group.NameServer] = c.names
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func (c *Controller) work(ctx context.Context) {
 }
 
 // process reconciles one group once this replica leads.
-func (c *Controller) process(ctx context.Context, key groupKey) {
+func (c *Controller) process(ctx context.Context, key group.Key) {
 	t, err := c.lead.wait(ctx)
 	if err != nil {
 		return
@@ -191,7 +192,7 @@ func (c *Controller) process(ctx context.Context, key groupKey) {
 
 // changed records when a group's records went stale and enqueues it. A
 // zero trigger time means now.
-func (c *Controller) changed(key groupKey, trigger time.Time) {
+func (c *Controller) changed(key group.Key, trigger time.Time) {
 	if trigger.IsZero() {
 		trigger = time.Now()
 	}

@@ -13,7 +13,7 @@
 //
 // # Reconciling
 //
-// Records come in groups (group.go): one per Service (services.go), one per
+// Records come in groups (kube2sky/group): one per Service (services.go), one per
 // pod address (pods.go), one for the hosts ConfigMap (hostsmap.go), one for
 // the kube-dns ConfigMap (kubednsmap.go). Each kind says what records a
 // group should have and where in etcd they are. Events only enqueue a

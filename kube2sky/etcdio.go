@@ -1,9 +1,7 @@
 package kube2sky
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,26 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/kube2sky/plan"
 )
-
-// kv is one key as read from etcd.
-type kv struct {
-	value  []byte
-	modRev int64
-	owner  string // the value's "owner", "" when none or not a record
-	host   string // the value's "host"
-}
-
-// current maps keys to what etcd holds for them.
-type current map[string]kv
-
-// change is a put (value set) or a delete (value nil) of one key, made only
-// if the key's mod revision is still modRev (0: the key is absent).
-type change struct {
-	key    string
-	value  []byte
-	modRev int64
-}
 
 // fence makes a write conditional on leadership: the election key must
 // still exist with the create revision it had when leadership was won. The
@@ -63,26 +43,9 @@ type store struct {
 	pageSize int64
 }
 
-// decodeKV parses the owner and host of a value; anything that is not a
-// JSON object has neither.
-func decodeKV(value []byte, modRev int64) kv {
-	out := kv{value: value, modRev: modRev}
-	if !bytes.Contains(value, []byte(`"owner"`)) {
-		return out
-	}
-	var fields struct {
-		Owner string `json:"owner"`
-		Host  string `json:"host"`
-	}
-	if json.Unmarshal(value, &fields) == nil {
-		out.owner, out.host = fields.Owner, fields.Host
-	}
-	return out
-}
-
 // scan calls fn with every key under prefix, read at one revision, page
 // by page, so that a caller keeping only some of the keys never holds them
-// all. fn decodes what it keeps (decodeKV).
+// all. fn decodes what it keeps (plan.Decode).
 func (s *store) scan(ctx context.Context, prefix string, fn func(key string, value []byte, modRev int64)) error {
 	_, err := etcdstore.Scan(ctx, s.kv, prefix, s.pageSize, s.timeout, func(e *mvccpb.KeyValue) {
 		fn(string(e.Key), e.Value, e.ModRevision)
@@ -105,13 +68,13 @@ func (s *store) get(ctx context.Context, key string, opts ...clientv3.OpOption) 
 }
 
 // read returns the keys under prefix and the given single keys.
-func (s *store) read(ctx context.Context, prefix string, keys []string) (current, error) {
+func (s *store) read(ctx context.Context, prefix string, keys []string) (plan.Current, error) {
 	ops := make([]clientv3.Op, 0, len(keys)+1)
 	ops = append(ops, clientv3.OpGet(prefix, clientv3.WithPrefix()))
 	for _, k := range keys {
 		ops = append(ops, clientv3.OpGet(k))
 	}
-	out := current{}
+	out := plan.Current{}
 	for start := 0; start < len(ops); start += s.maxOps {
 		if err := s.readBatch(ctx, ops[start:min(start+s.maxOps, len(ops))], out); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", prefix, err)
@@ -120,7 +83,7 @@ func (s *store) read(ctx context.Context, prefix string, keys []string) (current
 	return out, nil
 }
 
-func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out current) error {
+func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out plan.Current) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
@@ -129,7 +92,7 @@ func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out current) e
 	}
 	for _, r := range resp.Responses {
 		for _, e := range r.GetResponseRange().Kvs {
-			out[string(e.Key)] = decodeKV(e.Value, e.ModRevision)
+			out[string(e.Key)] = plan.Decode(e.Value, e.ModRevision)
 		}
 	}
 	return nil
@@ -138,7 +101,7 @@ func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out current) e
 // commit applies one batch of changes in one Txn, conditioned on the fence
 // and on every key's mod revision. It returns errNotLeader or errConflict
 // when a condition failed.
-func (s *store) commit(ctx context.Context, f fence, batch []change) error {
+func (s *store) commit(ctx context.Context, f fence, batch []plan.Change) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	resp, err := batchTxn(s.kv.Txn(ctx), f, batch).Commit()
@@ -155,18 +118,18 @@ func (s *store) commit(ctx context.Context, f fence, batch []change) error {
 
 // batchTxn builds the Txn of a batch: if the fence holds and every key is
 // as read, apply the changes; else read the election key.
-func batchTxn(txn clientv3.Txn, f fence, batch []change) clientv3.Txn {
+func batchTxn(txn clientv3.Txn, f fence, batch []plan.Change) clientv3.Txn {
 	cmps := make([]clientv3.Cmp, 0, len(batch)+1)
 	if f.key != "" {
 		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(f.key), "=", f.rev))
 	}
 	ops := make([]clientv3.Op, len(batch))
 	for i, c := range batch {
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(c.key), "=", c.modRev))
-		if c.value == nil {
-			ops[i] = clientv3.OpDelete(c.key)
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(c.Key), "=", c.ModRev))
+		if c.Value == nil {
+			ops[i] = clientv3.OpDelete(c.Key)
 		} else {
-			ops[i] = clientv3.OpPut(c.key, string(c.value))
+			ops[i] = clientv3.OpPut(c.Key, string(c.Value))
 		}
 	}
 	txn = txn.If(cmps...).Then(ops...)

@@ -1,5 +1,10 @@
 package kube2sky
 
+import (
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
+)
+
 // podChunk is how many pod addresses one chunk of a full reconcile's pod
 // pass holds at once: their desired records, the listing of their keys
 // and their Txns, a few hundred bytes an address.
@@ -16,12 +21,12 @@ func (c *Controller) reconcilePods(t *term) (fullPass, error) {
 
 // podChunkGroups returns the desired record of each of addresses, a group
 // each.
-func (c *Controller) podChunkGroups(addresses []string) map[groupKey]*fullGroup {
-	groups := make(map[groupKey]*fullGroup, len(addresses))
+func (c *Controller) podChunkGroups(addresses []string) map[group.Key]*fullGroup {
+	groups := make(map[group.Key]*fullGroup, len(addresses))
 	for _, a := range addresses {
-		key := groupKey{kind: kindPod, name: a}
+		key := group.Key{Kind: group.Pod, Name: a}
 		d := c.pods.desired(a)
-		groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+		groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups
 }

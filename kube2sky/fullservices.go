@@ -1,6 +1,11 @@
 package kube2sky
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
+)
 
 // serviceChunk is how many Services one chunk of a full reconcile's
 // Service pass holds at once: their forward records (a headless Service
@@ -18,12 +23,12 @@ func (c *Controller) reconcileServices(t *term) (fullPass, error) {
 
 // serviceChunkGroups returns the forward records of the Services whose
 // subtrees start with starts ("<ns>/<name>/").
-func (c *Controller) serviceChunkGroups(starts []string) map[groupKey]*fullGroup {
-	groups := make(map[groupKey]*fullGroup, len(starts))
+func (c *Controller) serviceChunkGroups(starts []string) map[group.Key]*fullGroup {
+	groups := make(map[group.Key]*fullGroup, len(starts))
 	for _, s := range starts {
 		name := strings.TrimSuffix(s, "/")
 		d := c.services.desired(name)
-		groups[groupKey{kind: kindService, name: name}] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+		groups[group.Key{Kind: group.Service, Name: name}] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/hosts"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
@@ -43,7 +44,7 @@ var _ recordGroup = (*hostsGroup)(nil)
 // newHostsGroup watches the one ConfigMap named by --hosts-configmap, if
 // any.
 func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *metrics, log *slog.Logger,
-	changed func(groupKey, time.Time)) (*hostsGroup, error) {
+	changed func(group.Key, time.Time)) (*hostsGroup, error) {
 	zone := cfg.zone()
 	g := &hostsGroup{ref: cfg.HostsConfigMap, zone: zone, prefix: zone.ZoneKeyPrefix() + "hosts/",
 		domainPrefix: cfg.hostsDomainPrefix(),
@@ -57,7 +58,7 @@ func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *m
 	if err != nil {
 		return nil, err
 	}
-	key := groupKey{kind: kindHosts}
+	key := group.Key{Kind: group.Hosts}
 	if g.hosts, _, err = set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) })); err != nil {
 		return nil, err
 	}
@@ -67,9 +68,9 @@ func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *m
 
 // desired parses the ConfigMap into records and reports its bad lines.
 // Without the ConfigMap (or --hosts-configmap) there are none.
-func (g *hostsGroup) desired(string) desired {
+func (g *hostsGroup) desired(string) group.Desired {
 	if g.hosts == nil {
-		return desired{}
+		return group.Desired{}
 	}
 	cm := configMapObject(g.hosts, g.ref)
 	var data map[string]string
@@ -78,16 +79,16 @@ func (g *hostsGroup) desired(string) desired {
 	}
 	entries, problems := hosts.Records(g.cfg, data)
 	g.report.report(cm, problems, len(entries))
-	return splitPTRs(g.zone, entries)
+	return group.SplitPTRs(g.zone, entries)
 }
 
-func (g *hostsGroup) eachDesired(fn func(name string, d desired)) {
+func (g *hostsGroup) eachDesired(fn func(name string, d group.Desired)) {
 	if g.hosts != nil {
 		fn("", g.desired(""))
 	}
 }
 
-func (g *hostsGroup) scope(string) keyScope { return keyScope{prefixes: g.prefixes()} }
+func (g *hostsGroup) scope(string) group.Scope { return group.Scope{Prefixes: g.prefixes()} }
 
 // prefixes is hosts/ under the zone, and the --hosts-domain.
 func (g *hostsGroup) prefixes() []string {
@@ -97,9 +98,9 @@ func (g *hostsGroup) prefixes() []string {
 	return []string{g.prefix, g.domainPrefix}
 }
 
-func (g *hostsGroup) groupOfKey(key string) (groupKey, bool) {
+func (g *hostsGroup) groupOfKey(key string) (group.Key, bool) {
 	if strings.HasPrefix(key, g.prefix) || (g.domainPrefix != "" && strings.HasPrefix(key, g.domainPrefix)) {
-		return groupKey{kind: kindHosts}, true
+		return group.Key{Kind: group.Hosts}, true
 	}
-	return groupKey{}, false
+	return group.Key{}, false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/kubedns"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	corev1 "k8s.io/api/core/v1"
@@ -38,7 +39,7 @@ var _ recordGroup = (*kubeDNSGroup)(nil)
 // newKubeDNSGroup watches the ConfigMap --kube-dns-configmap names; nil
 // without one.
 func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, log *slog.Logger,
-	changed func(groupKey, time.Time)) (*kubeDNSGroup, error) {
+	changed func(group.Key, time.Time)) (*kubeDNSGroup, error) {
 	if cfg.KubeDNSConfigMap == "" {
 		return nil, nil
 	}
@@ -46,7 +47,7 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 	if err != nil {
 		return nil, err
 	}
-	key := groupKey{kind: kindKubeDNS}
+	key := group.Key{Kind: group.KubeDNS}
 	inf, _, err := set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) }))
 	if err != nil {
 		return nil, err
@@ -62,30 +63,30 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 // desired is the records of the ConfigMap. One that has an invalid entry
 // holds the group: what etcd has (the last good settings) stays. Without
 // the ConfigMap there are none.
-func (k *kubeDNSGroup) desired(string) desired {
+func (k *kubeDNSGroup) desired(string) group.Desired {
 	cm := configMapObject(k.informer, k.ref)
 	if cm == nil {
 		k.report(nil, nil)
-		return desired{}
+		return group.Desired{}
 	}
 	entries, errs := kubedns.Records(k.cfg, cm.data)
 	k.report(cm, errs)
 	if len(errs) > 0 {
-		return desired{hold: true}
+		return group.Desired{Hold: true}
 	}
-	return splitPTRs(k.zone, entries)
+	return group.SplitPTRs(k.zone, entries)
 }
 
-func (k *kubeDNSGroup) eachDesired(fn func(name string, d desired)) { fn("", k.desired("")) }
+func (k *kubeDNSGroup) eachDesired(fn func(name string, d group.Desired)) { fn("", k.desired("")) }
 
-func (k *kubeDNSGroup) scope(string) keyScope { return keyScope{prefixes: k.keyPrefixes} }
+func (k *kubeDNSGroup) scope(string) group.Scope { return group.Scope{Prefixes: k.keyPrefixes} }
 
 func (k *kubeDNSGroup) prefixes() []string { return k.keyPrefixes }
 
 // groupOfKey reports whether key is where the ConfigMap's records live.
-func (k *kubeDNSGroup) groupOfKey(key string) (groupKey, bool) {
+func (k *kubeDNSGroup) groupOfKey(key string) (group.Key, bool) {
 	ok := slices.ContainsFunc(k.keyPrefixes, func(p string) bool { return strings.HasPrefix(key, p) })
-	return groupKey{kind: kindKubeDNS}, ok
+	return group.Key{Kind: group.KubeDNS}, ok
 }
 
 // report logs and records an Event for the ConfigMap's problems when they

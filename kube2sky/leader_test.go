@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -154,12 +156,12 @@ func TestAStaleFenceRejectsTheTxn(t *testing.T) {
 	rev := h.etcd.Put(t, "/election/k", "leader")
 	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
 	live := fence{key: "/election/k", rev: rev}
-	if err := s.commit(t.Context(), live, []change{{key: "/a", value: []byte("1")}}); err != nil {
+	if err := s.commit(t.Context(), live, []plan.Change{{Key: "/a", Value: []byte("1")}}); err != nil {
 		t.Fatalf("commit with a live fence: %v", err)
 	}
 	h.etcd.Delete(t, "/election/k")
 	h.etcd.Put(t, "/election/k", "someone else")
-	err := s.commit(t.Context(), live, []change{{key: "/b", value: []byte("1")}})
+	err := s.commit(t.Context(), live, []plan.Change{{Key: "/b", Value: []byte("1")}})
 	if !errors.Is(err, errNotLeader) {
 		t.Fatalf("commit with a stale fence: %v, want errNotLeader", err)
 	}
@@ -178,11 +180,11 @@ func TestAKeyChangedSinceItWasReadIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.etcd.Put(t, "/a", "2")
-	err = s.commit(t.Context(), fence{}, []change{{key: "/a", modRev: cur["/a"].modRev}})
+	err = s.commit(t.Context(), fence{}, []plan.Change{{Key: "/a", ModRev: cur["/a"].ModRev}})
 	if !errors.Is(err, errConflict) {
 		t.Fatalf("delete of a changed key: %v, want errConflict", err)
 	}
-	err = s.commit(t.Context(), fence{}, []change{{key: "/new", value: []byte("x")}, {key: "/a", value: []byte("3"), modRev: cur["/a"].modRev}})
+	err = s.commit(t.Context(), fence{}, []plan.Change{{Key: "/new", Value: []byte("x")}, {Key: "/a", Value: []byte("3"), ModRev: cur["/a"].ModRev}})
 	if !errors.Is(err, errConflict) {
 		t.Fatalf("put over a changed key: %v, want errConflict", err)
 	}
@@ -202,7 +204,7 @@ func TestAnEtcdOutageIsRetriedNotFatal(t *testing.T) {
 		h.eventually("readyz reports etcd down", func() error { return notReady(a) })
 		h.create(service("default", "web", []string{"10.96.0.10"}))
 		h.eventually("a reconcile failed and was requeued", func() error {
-			if a.queue.NumRequeues(serviceKey("default", "web")) == 0 {
+			if a.queue.NumRequeues(group.ServiceKey("default", "web")) == 0 {
 				return errors.New("no retry yet")
 			}
 			return nil

@@ -57,7 +57,7 @@ func newMetrics(queueDepth func() float64) *metrics {
 		}, []string{"scope"}),
 		programming: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "kube2sky_dns_programming_latency_seconds",
-			Help:    "From an object change (EndpointSlice last-change-trigger-time, else when the event arrived) until etcd holds records reflecting it (written, or found already current).",
+			Help:    "From an object change (EndpointSlice last-change-trigger-time, else when the event arrived) until etcd holds records reflecting it (written, or found already plan.Current).",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 15),
 		}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -25,11 +26,11 @@ var _ wholeKind = (*nameServerGroup)(nil)
 
 // newNameServerGroup follows the Service --dns-service names, through the
 // Service informer; nil without one.
-func newNameServerGroup(services *serviceGroups, cfg Config, log *slog.Logger, changed func(groupKey, time.Time)) (*nameServerGroup, error) {
+func newNameServerGroup(services *serviceGroups, cfg Config, log *slog.Logger, changed func(group.Key, time.Time)) (*nameServerGroup, error) {
 	if cfg.DNSService == "" {
 		return nil, nil
 	}
-	key := groupKey{kind: kindNameServer}
+	key := group.Key{Kind: group.NameServer}
 	if err := services.onChange(cfg.DNSService, func() { changed(key, time.Time{}) }); err != nil {
 		return nil, err
 	}
@@ -40,10 +41,10 @@ func newNameServerGroup(services *serviceGroups, cfg Config, log *slog.Logger, c
 
 // desired is the Service's cluster IPs as nsN records; none while the
 // Service does not exist or has no cluster IP.
-func (n *nameServerGroup) desired(string) desired {
+func (n *nameServerGroup) desired(string) group.Desired {
 	svc, ok := n.services.service(n.ref)
 	if !ok {
-		return desired{}
+		return group.Desired{}
 	}
 	entries := records.NameServers(n.zone, *svc)
 	missing := ""
@@ -53,16 +54,18 @@ func (n *nameServerGroup) desired(string) desired {
 	if n.warned.changed(missing) && missing != "" {
 		n.log.Warn("the DNS Service has no cluster IP; the zone's name server records are removed", "type", svc.Type, "clusterIPs", svc.ClusterIPs)
 	}
-	return desired{forward: entries}
+	return group.Desired{Forward: entries}
 }
 
-func (n *nameServerGroup) eachDesired(fn func(name string, d desired)) { fn("", n.desired("")) }
+func (n *nameServerGroup) eachDesired(fn func(name string, d group.Desired)) { fn("", n.desired("")) }
 
-func (n *nameServerGroup) scope(string) keyScope { return keyScope{prefixes: []string{n.keyPrefix}} }
+func (n *nameServerGroup) scope(string) group.Scope {
+	return group.Scope{Prefixes: []string{n.keyPrefix}}
+}
 
 func (n *nameServerGroup) prefixes() []string { return []string{n.keyPrefix} }
 
 // groupOfKey reports whether key is a name server record.
-func (n *nameServerGroup) groupOfKey(key string) (groupKey, bool) {
-	return groupKey{kind: kindNameServer}, strings.HasPrefix(key, n.keyPrefix)
+func (n *nameServerGroup) groupOfKey(key string) (group.Key, bool) {
+	return group.Key{Kind: group.NameServer}, strings.HasPrefix(key, n.keyPrefix)
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesky/kubesky/contract"
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -60,14 +61,14 @@ type podGroups struct {
 	prefix  string                    // "/skydns/local/cluster/pod/"
 	ttl     uint32
 	owner   string
-	changed func(groupKey, time.Time)
+	changed func(group.Key, time.Time)
 }
 
 var _ recordGroup = (*podGroups)(nil)
 
 // newPodGroups adds the pod informer to set when verified is true. The
 // handler's registration must have synced too: it indexes the first list.
-func newPodGroups(kube kubernetes.Interface, set *informerSet, cfg Config, changed func(groupKey, time.Time)) (*podGroups, error) {
+func newPodGroups(kube kubernetes.Interface, set *informerSet, cfg Config, changed func(group.Key, time.Time)) (*podGroups, error) {
 	g := &podGroups{prefix: cfg.zone().ZoneKeyPrefix() + "pod/", ttl: cfg.TTL, owner: cfg.owner(), changed: changed}
 	if cfg.PodRecords != PodsVerified {
 		return g, nil
@@ -173,7 +174,7 @@ func (g *podGroups) podHandler() cache.ResourceEventHandler {
 
 func (g *podGroups) podsChanged(addresses []string) {
 	for _, a := range addresses {
-		g.changed(groupKey{kind: kindPod, name: a}, time.Time{})
+		g.changed(group.Key{Kind: group.Pod, Name: a}, time.Time{})
 	}
 }
 
@@ -184,20 +185,20 @@ func (g *podGroups) key(address string) string {
 
 // desired is the record of one pod address: there while any pod in the
 // namespace has the address.
-func (g *podGroups) desired(address string) desired {
+func (g *podGroups) desired(address string) group.Desired {
 	if g.pods == nil {
-		return desired{}
+		return group.Desired{}
 	}
 	_, label, _ := strings.Cut(address, "/")
 	for _, p := range g.index.pods(address) {
 		for _, ip := range p.ips {
 			if records.DashedIP(ip) == label {
 				r := contract.Record{Host: ip.String(), TTL: g.ttl, Owner: g.owner}
-				return desired{forward: []records.Entry{{Key: g.key(address), Record: r}}}
+				return group.Desired{Forward: []records.Entry{{Key: g.key(address), Record: r}}}
 			}
 		}
 	}
-	return desired{}
+	return group.Desired{}
 }
 
 // addresses returns every indexed pod address, sorted; none without
@@ -212,24 +213,24 @@ func (g *podGroups) addresses() []string {
 }
 
 // scope is the address's key, and anything under it.
-func (g *podGroups) scope(address string) keyScope {
+func (g *podGroups) scope(address string) group.Scope {
 	k := g.key(address)
-	return keyScope{prefixes: []string{k + "/"}, keys: []string{k}}
+	return group.Scope{Prefixes: []string{k + "/"}, Keys: []string{k}}
 }
 
 func (g *podGroups) prefixes() []string { return []string{g.prefix} }
 
 // groupOfKey returns the address of a key under pod/; a key that names no
 // address is the zone group's.
-func (g *podGroups) groupOfKey(key string) (groupKey, bool) {
+func (g *podGroups) groupOfKey(key string) (group.Key, bool) {
 	rest, ok := strings.CutPrefix(key, g.prefix)
 	if !ok {
-		return groupKey{}, false
+		return group.Key{}, false
 	}
 	ns, rest, _ := strings.Cut(rest, "/")
 	label, _, _ := strings.Cut(rest, "/")
 	if ns != "" && label != "" {
-		return groupKey{kind: kindPod, name: ns + "/" + label}, true
+		return group.Key{Kind: group.Pod, Name: ns + "/" + label}, true
 	}
-	return groupKey{}, true
+	return group.Key{}, true
 }

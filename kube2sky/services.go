@@ -3,7 +3,6 @@ package kube2sky
 import (
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -25,14 +25,14 @@ type serviceGroups struct {
 	services cache.SharedIndexInformer
 	slices   cache.SharedIndexInformer
 	problems *problemLog
-	changed  func(groupKey, time.Time)
+	changed  func(group.Key, time.Time)
 }
 
 var _ recordGroup = (*serviceGroups)(nil)
 
 // newServiceGroups adds the Service and EndpointSlice informers to set.
 func newServiceGroups(kube kubernetes.Interface, set *informerSet, zone records.Zone, problems *problemLog,
-	changed func(groupKey, time.Time)) (*serviceGroups, error) {
+	changed func(group.Key, time.Time)) (*serviceGroups, error) {
 	g := &serviceGroups{zone: zone, problems: problems, changed: changed}
 	var err error
 	if g.services, _, err = set.add(g.serviceSpec(kube)); err != nil {
@@ -127,7 +127,7 @@ func sameDNS(a, b *records.EndpointSlice) bool {
 // any.
 func (g *serviceGroups) serviceChanged(name string, trigger time.Time) {
 	if name != "" {
-		g.changed(groupKey{kind: kindService, name: name}, trigger)
+		g.changed(group.Key{Kind: group.Service, Name: name}, trigger)
 	}
 }
 
@@ -168,17 +168,17 @@ func (g *serviceGroups) count() int { return len(g.services.GetStore().ListKeys(
 
 // desired builds a Service's records from the cache; a Service that is
 // gone has none. Problems are logged once.
-func (g *serviceGroups) desired(name string) desired {
+func (g *serviceGroups) desired(name string) group.Desired {
 	svc, ok := g.service(name)
 	if !ok {
 		g.problems.report(name, nil)
-		return desired{}
+		return group.Desired{}
 	}
 	return g.build(name, svc)
 }
 
 // eachDesired builds the records of every cached Service.
-func (g *serviceGroups) eachDesired(fn func(name string, d desired)) {
+func (g *serviceGroups) eachDesired(fn func(name string, d group.Desired)) {
 	for _, o := range g.services.GetStore().List() {
 		svc := &o.(*serviceObject).svc
 		name := svc.Key()
@@ -186,20 +186,20 @@ func (g *serviceGroups) eachDesired(fn func(name string, d desired)) {
 	}
 }
 
-func (g *serviceGroups) build(name string, svc *records.Service) desired {
+func (g *serviceGroups) build(name string, svc *records.Service) group.Desired {
 	var slices []records.EndpointSlice
 	if svc.Headless() {
 		slices = g.slicesOf(name)
 	}
 	entries, problems := records.Build(g.zone, *svc, slices)
 	g.problems.report(name, problems)
-	return splitPTRs(g.zone, entries)
+	return group.SplitPTRs(g.zone, entries)
 }
 
 // scope is the Service's subtree.
-func (g *serviceGroups) scope(name string) keyScope {
-	ns, svc := splitServiceKey(name)
-	return keyScope{prefixes: []string{g.zone.ServiceKeyPrefix(ns, svc)}}
+func (g *serviceGroups) scope(name string) group.Scope {
+	ns, svc := group.SplitServiceName(name)
+	return group.Scope{Prefixes: []string{g.zone.ServiceKeyPrefix(ns, svc)}}
 }
 
 // prefixes is the zone's svc/ subtree, which owner sorts out further.
@@ -219,9 +219,9 @@ func (g *serviceGroups) starts() []string {
 	return names
 }
 
-func (g *serviceGroups) groupOfKey(key string) (groupKey, bool) {
+func (g *serviceGroups) groupOfKey(key string) (group.Key, bool) {
 	ns, name, ok := g.zone.ServiceOfKey(key)
-	return serviceKey(ns, name), ok
+	return group.ServiceKey(ns, name), ok
 }
 
 // objectRef returns the reference an event on a Service or an
@@ -242,17 +242,6 @@ func (g *serviceGroups) objectRef(kind, key string) *corev1.ObjectReference {
 	}
 	return &corev1.ObjectReference{Kind: kind, APIVersion: apiVersion, Namespace: m.GetNamespace(), Name: m.GetName(),
 		UID: m.GetUID(), ResourceVersion: m.GetResourceVersion()}
-}
-
-// serviceKey is the group of the Service namespace/name.
-func serviceKey(namespace, name string) groupKey {
-	return groupKey{kind: kindService, name: namespace + "/" + name}
-}
-
-// splitServiceKey splits a Service group's name.
-func splitServiceKey(name string) (namespace, svc string) {
-	namespace, svc, _ = strings.Cut(name, "/")
-	return namespace, svc
 }
 
 // onChange calls fn whenever the Service called name ("namespace/name")

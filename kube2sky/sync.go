@@ -2,11 +2,14 @@ package kube2sky
 
 import (
 	"time"
+
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
 )
 
 // syncGroup reconciles one group: it reads the group's scope and the PTR
 // keys it claims or held, and writes the difference.
-func (c *Controller) syncGroup(t *term, key groupKey) (err error) {
+func (c *Controller) syncGroup(t *term, key group.Key) (err error) {
 	c.fullMu.RLock()
 	defer c.fullMu.RUnlock()
 	start := time.Now()
@@ -18,10 +21,10 @@ func (c *Controller) syncGroup(t *term, key groupKey) (err error) {
 		}
 	}()
 	d := c.desiredOf(key)
-	if d.hold {
+	if d.Hold {
 		return nil
 	}
-	for _, w := range c.ptrs.set(key, entryKeys(d.ptr)) {
+	for _, w := range c.ptrs.set(key, group.EntryKeys(d.PTR)) {
 		c.queue.Add(w)
 	}
 	cur, err := c.readGroup(t.ctx, key)
@@ -29,7 +32,7 @@ func (c *Controller) syncGroup(t *term, key groupKey) (err error) {
 		return err
 	}
 	want := c.winningPTRs(key, d, cur)
-	if _, err := c.apply(t, key, plan(c.owner, want, cur)); err != nil {
+	if _, err := c.apply(t, key, plan.Diff(c.owner, want, cur)); err != nil {
 		return err
 	}
 	c.ptrs.hold(key, nil)
@@ -40,16 +43,16 @@ func (c *Controller) syncGroup(t *term, key groupKey) (err error) {
 // winningPTRs returns a group's desired keys: its forward records and the
 // PTRs it wins. PTR keys won by another group are dropped from cur, so
 // they are left to the winner.
-func (c *Controller) winningPTRs(key groupKey, d desired, cur current) []desiredKV {
-	want := encodeEntries(d.forward)
-	for _, e := range d.ptr {
+func (c *Controller) winningPTRs(key group.Key, d group.Desired, cur plan.Current) []plan.Want {
+	want := plan.Encode(d.Forward)
+	for _, e := range d.PTR {
 		if c.ptrs.winner(e.Key) == key {
-			want = append(want, desiredKV{key: e.Key, value: e.Record.Encode()})
+			want = append(want, plan.Want{Key: e.Key, Value: e.Record.Encode()})
 		}
 	}
 	for k := range cur {
 		if c.zone.IsReverseKey(k) {
-			if w := c.ptrs.winner(k); w != (groupKey{}) && w != key {
+			if w := c.ptrs.winner(k); w != (group.Key{}) && w != key {
 				delete(cur, k)
 			}
 		}
@@ -59,31 +62,31 @@ func (c *Controller) winningPTRs(key groupKey, d desired, cur current) []desired
 
 // apply commits one group's changes; it reports whether anything was
 // written.
-func (c *Controller) apply(t *term, key groupKey, p planResult) (bool, error) {
-	if p.foreign > 0 {
-		c.metrics.foreignKeys.Add(float64(p.foreign))
-		c.log.Warn("records owned by someone else are in the way; left alone", "service", key, "keys", p.foreign)
+func (c *Controller) apply(t *term, key group.Key, p plan.Result) (bool, error) {
+	if p.Foreign > 0 {
+		c.metrics.foreignKeys.Add(float64(p.Foreign))
+		c.log.Warn("records owned by someone else are in the way; left alone", "service", key, "keys", p.Foreign)
 	}
-	if len(p.changes) == 0 {
+	if len(p.Changes) == 0 {
 		return false, nil
 	}
-	for _, b := range batches(p.changes, c.store.maxOps) {
+	for _, b := range plan.Batches(p.Changes, c.store.maxOps) {
 		if err := c.commit(t, b); err != nil {
 			return false, err
 		}
 	}
-	c.log.Debug("service reconciled", "service", key, "changes", len(p.changes))
+	c.log.Debug("service reconciled", "service", key, "changes", len(p.Changes))
 	return true, nil
 }
 
 // commit writes one batch and counts it.
-func (c *Controller) commit(t *term, batch []change) error {
+func (c *Controller) commit(t *term, batch []plan.Change) error {
 	err := c.store.commit(t.ctx, t.fence, batch)
 	switch {
 	case err == nil:
 		c.metrics.txns.Inc()
 		for _, ch := range batch {
-			if ch.value == nil {
+			if ch.Value == nil {
 				c.metrics.recordsDeleted.Inc()
 			} else {
 				c.metrics.recordsWritten.Inc()
