@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/registry"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -25,7 +26,8 @@ type Controller struct {
 	log      *slog.Logger
 	etcd     *clientv3.Client
 	kube     kubernetes.Interface // for events
-	store    *store
+	store    *registry.Store
+	probe    *registry.Probe // etcd's reachability
 	queue    workqueue.TypedRateLimitingInterface[group.Key]
 	ptrs     *ptrIndex
 	triggers *triggers
@@ -46,14 +48,10 @@ type Controller struct {
 	fullMu sync.RWMutex
 
 	synced     atomic.Bool  // informers have listed everything
-	reachable  atomic.Bool  // the last etcd probe succeeded
-	lastSeen   atomic.Int64 // unix nanoseconds of the last successful probe
 	reconciled atomic.Bool  // the current term's first full reconcile is done
 	role       atomic.Int32 // roleStarting, roleStandby or roleLeader
 
 	resyncRequests chan chan error // full reconciles asked for by tests
-	reconnected    chan struct{}   // etcd came back: the leader reconciles fully
-	etcdBack       *broadcast      // fires whenever etcd answers again after an outage
 
 	staleMu     sync.Mutex
 	staleLeases []clientv3.LeaseID // leases that could not be revoked; guarded by staleMu
@@ -79,18 +77,17 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		log:            log,
 		etcd:           etcd,
 		kube:           kube,
-		store:          &store{kv: etcd, timeout: cfg.Etcd.RequestTimeout, maxOps: cfg.MaxTxnOps - 1, pageSize: 5000},
+		store:          registry.NewStore(etcd, cfg.Etcd.RequestTimeout, cfg.MaxTxnOps-1),
 		ptrs:           newPTRIndex(),
 		triggers:       newTriggers(),
 		lead:           leadership{changed: make(chan struct{})},
 		resyncRequests: make(chan chan error),
-		reconnected:    make(chan struct{}, 1),
-		etcdBack:       newBroadcast(),
 	}
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[group.Key](100*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[group.Key]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
+	c.probe = registry.NewProbe(c.store, cfg.electionPrefix(), cfg.probeInterval, c.metrics.etcdReachable, log)
 	c.problems = newProblemLog(log, c.metrics, func(kind, key string) *corev1.ObjectReference {
 		return c.services.objectRef(kind, key)
 	})
@@ -138,7 +135,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer wg.Wait()
 	defer c.queue.ShutDown()
 	c.informers.run(ctx, &wg)
-	wg.Go(func() { c.probeLoop(ctx) })
+	wg.Go(func() { c.probe.Run(ctx) })
 	c.startEvents(ctx, &wg)
 	c.log.Info("waiting for the informers to sync")
 	if !cache.WaitForCacheSync(ctx.Done(), c.informers.synced...) {
@@ -180,7 +177,7 @@ func (c *Controller) process(ctx context.Context, key group.Key) {
 	switch {
 	case err == nil:
 		c.queue.Forget(key)
-	case errors.Is(err, errNotLeader):
+	case errors.Is(err, registry.ErrNotLeader):
 		c.log.Warn("write fenced off: leadership lost", "service", key)
 		t.lose()
 		c.queue.AddRateLimited(key)
@@ -198,66 +195,4 @@ func (c *Controller) changed(key group.Key, trigger time.Time) {
 	}
 	c.triggers.add(key, trigger)
 	c.queue.Add(key)
-}
-
-// probeLoop checks etcd's reachability until ctx ends.
-func (c *Controller) probeLoop(ctx context.Context) {
-	tick := time.NewTicker(c.cfg.probeInterval)
-	defer tick.Stop()
-	for {
-		c.probe(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-func (c *Controller) probe(ctx context.Context) {
-	_, err := c.store.get(ctx, c.cfg.electionPrefix(), clientv3.WithCountOnly())
-	if ctx.Err() == nil {
-		c.setReachable(err)
-	}
-}
-
-// setReachable records a probe's outcome. When etcd answers again after an
-// outage, the leader is asked for a full reconcile: retries of single
-// Services may be backing off for a while yet.
-func (c *Controller) setReachable(err error) {
-	up := err == nil
-	seenBefore := c.lastSeen.Load() != 0
-	if up {
-		c.lastSeen.Store(time.Now().UnixNano())
-	}
-	c.metrics.etcdReachable.Set(boolFloat(up))
-	switch {
-	case c.reachable.Swap(up) == up:
-	case !up:
-		c.log.Warn("etcd unreachable", "err", err)
-	default:
-		c.log.Info("etcd reachable")
-		c.etcdBack.fire()
-		if seenBefore {
-			select {
-			case c.reconnected <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
-
-// unreachableFor returns how long etcd has not answered a probe.
-func (c *Controller) unreachableFor() time.Duration {
-	if c.reachable.Load() {
-		return 0
-	}
-	return time.Since(time.Unix(0, c.lastSeen.Load()))
-}
-
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -170,16 +171,16 @@ func (c *Controller) fileRest(ctx context.Context, groups map[group.Key]*fullGro
 		}
 	}
 	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.pods.prefix, c.services.subtree()) {
-		if err := c.store.scanRange(ctx, r.from, r.end, forward); err != nil {
+		if err := c.store.ScanRange(ctx, r.from, r.end, forward); err != nil {
 			return 0, err
 		}
 	}
 	for _, p := range c.prefixesOutsideZone() {
-		if err := c.store.scan(ctx, p, forward); err != nil {
+		if err := c.store.Scan(ctx, p, forward); err != nil {
 			return 0, err
 		}
 	}
-	err := c.store.scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
+	err := c.store.Scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
 	return seen, err
 }
 
@@ -262,10 +263,10 @@ func (w wanted) markCurrent(group group.Key, key string, value []byte) bool {
 // returns the Services written and those whose Txn met a concurrent change.
 func (c *Controller) writeGroups(t *term, groups map[group.Key]*fullGroup) (written, failed map[group.Key]bool, err error) {
 	written, failed = map[group.Key]bool{}, map[group.Key]bool{}
-	for b := range plan.Pack(c.plannedGroups(groups), c.store.maxOps) {
+	for b := range plan.Pack(c.plannedGroups(groups), c.store.MaxOps()) {
 		err := c.commit(t, b.Changes)
 		switch {
-		case errors.Is(err, errConflict):
+		case errors.Is(err, registry.ErrConflict):
 			markAll(failed, b.Groups)
 		case err != nil:
 			return nil, nil, err

@@ -64,6 +64,6 @@ func keyChunks(prefix string, starts []string, size int) []keyChunk {
 // group, as fileRest does. It returns how many keys it saw.
 func (c *Controller) fileRange(ctx context.Context, groups map[group.Key]*fullGroup, from, end string) (int, error) {
 	seen := 0
-	err := c.store.scanRange(ctx, from, end, c.fileForward(groups, wantIndex(groups), &seen))
+	err := c.store.ScanRange(ctx, from, end, c.fileForward(groups, wantIndex(groups), &seen))
 	return seen, err
 }

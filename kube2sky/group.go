@@ -58,7 +58,7 @@ func (c *Controller) readGroup(ctx context.Context, key group.Key) (plan.Current
 	out := plan.Current{}
 	single := append(s.Keys, c.ptrs.responsible(key)...)
 	for _, p := range s.Prefixes {
-		cur, err := c.store.read(ctx, p, single)
+		cur, err := c.store.Read(ctx, p, single)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ func (c *Controller) Ready() error {
 	switch {
 	case !c.synced.Load():
 		return errors.New("informers not synced")
-	case !c.reachable.Load():
+	case !c.probe.Reachable():
 		return errors.New("etcd unreachable")
 	}
 	switch c.role.Load() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/kube2sky/registry"
 )
 
 // The roles a replica plays.
@@ -26,10 +27,10 @@ const (
 type term struct {
 	ctx   context.Context
 	lose  context.CancelFunc
-	fence fence
+	fence registry.Fence
 }
 
-func newTerm(ctx context.Context, f fence) *term {
+func newTerm(ctx context.Context, f registry.Fence) *term {
 	ctx, cancel := context.WithCancel(ctx)
 	return &term{ctx: ctx, lose: cancel, fence: f}
 }
@@ -68,7 +69,7 @@ func (l *leadership) wait(ctx context.Context) (*term, error) {
 
 // leadAlone is the one endless term of a replica without leader election.
 func (c *Controller) leadAlone(ctx context.Context) {
-	t := newTerm(ctx, fence{})
+	t := newTerm(ctx, registry.Fence{})
 	c.becomeLeader(t)
 	c.serveTerm(t)
 	c.endTerm()
@@ -81,7 +82,7 @@ func (c *Controller) leadAlone(ctx context.Context) {
 func (c *Controller) campaignLoop(ctx context.Context) {
 	b := etcdstore.NewBackoff(200*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {
-		back := c.etcdBack.wait()
+		back := c.probe.Back()
 		err := c.campaign(ctx)
 		if err == nil || ctx.Err() != nil {
 			b.Reset()
@@ -115,7 +116,7 @@ func (c *Controller) campaign(ctx context.Context) error {
 	if err := el.Campaign(campaignCtx, value); err != nil {
 		return fmt.Errorf("campaigning: %w", err)
 	}
-	t := newTerm(ctx, fence{key: el.Key(), rev: el.Rev()})
+	t := newTerm(ctx, registry.Fence{Key: el.Key(), Rev: el.Rev()})
 	c.serveLeadership(t, sess)
 	return nil
 }
@@ -159,7 +160,7 @@ func (c *Controller) waitTermEnd(t *term, sess *concurrency.Session) {
 		case <-t.ctx.Done():
 			return
 		case <-tick.C:
-			if d := c.unreachableFor(); d > c.cfg.LeaseDuration {
+			if d := c.probe.UnreachableFor(); d > c.cfg.LeaseDuration {
 				c.log.Warn("etcd unreachable for longer than the lease: stepping down", "for", d)
 				return
 			}
@@ -168,7 +169,7 @@ func (c *Controller) waitTermEnd(t *term, sess *concurrency.Session) {
 }
 
 func (c *Controller) becomeLeader(t *term) {
-	c.log.Info("leading: this replica writes the records", "identity", c.cfg.identity(), "election_key", t.fence.key)
+	c.log.Info("leading: this replica writes the records", "identity", c.cfg.identity(), "election_key", t.fence.Key)
 	c.reconciled.Store(false)
 	c.role.Store(roleLeader)
 	c.metrics.leader.Set(1)
@@ -253,7 +254,7 @@ func (c *Controller) serveTerm(t *term) {
 			_ = c.resync(t)
 		case reply := <-c.resyncRequests:
 			reply <- c.resync(t)
-		case <-c.reconnected:
+		case <-c.probe.Reconnected():
 			_ = c.resync(t)
 		}
 	}
@@ -267,33 +268,11 @@ func (c *Controller) resync(t *term) error {
 	switch {
 	case err == nil:
 		freeReconcileGarbage()
-	case errors.Is(err, errNotLeader):
+	case errors.Is(err, registry.ErrNotLeader):
 		c.log.Warn("full reconcile fenced off: leadership lost")
 		t.lose()
 	case t.ctx.Err() == nil:
 		c.log.Warn("full reconcile failed", "err", err)
 	}
 	return err
-}
-
-// broadcast wakes everyone waiting on it each time it fires.
-type broadcast struct {
-	mu sync.Mutex
-	ch chan struct{} // closed and replaced by fire
-}
-
-func newBroadcast() *broadcast { return &broadcast{ch: make(chan struct{})} }
-
-// wait returns a channel closed by the next fire.
-func (b *broadcast) wait() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ch
-}
-
-func (b *broadcast) fire() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	close(b.ch)
-	b.ch = make(chan struct{})
 }

@@ -1,14 +1,12 @@
 package kube2sky
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/plan"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -147,49 +145,6 @@ func TestAWriteAfterLeadershipIsLostIsRejected(t *testing.T) {
 	h.waitContents(webRecords...)
 	if txns(a) == before {
 		t.Error("no Txn committed after re-election")
-	}
-}
-
-func TestAStaleFenceRejectsTheTxn(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	rev := h.etcd.Put(t, "/election/k", "leader")
-	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
-	live := fence{key: "/election/k", rev: rev}
-	if err := s.commit(t.Context(), live, []plan.Change{{Key: "/a", Value: []byte("1")}}); err != nil {
-		t.Fatalf("commit with a live fence: %v", err)
-	}
-	h.etcd.Delete(t, "/election/k")
-	h.etcd.Put(t, "/election/k", "someone else")
-	err := s.commit(t.Context(), live, []plan.Change{{Key: "/b", Value: []byte("1")}})
-	if !errors.Is(err, errNotLeader) {
-		t.Fatalf("commit with a stale fence: %v, want errNotLeader", err)
-	}
-	if resp, _ := h.etcd.Client.Get(context.Background(), "/b"); len(resp.Kvs) != 0 {
-		t.Error("the fenced-off write landed")
-	}
-}
-
-func TestAKeyChangedSinceItWasReadIsAConflict(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.etcd.Put(t, "/a", "1")
-	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
-	cur, err := s.read(t.Context(), "/a", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.etcd.Put(t, "/a", "2")
-	err = s.commit(t.Context(), fence{}, []plan.Change{{Key: "/a", ModRev: cur["/a"].ModRev}})
-	if !errors.Is(err, errConflict) {
-		t.Fatalf("delete of a changed key: %v, want errConflict", err)
-	}
-	err = s.commit(t.Context(), fence{}, []plan.Change{{Key: "/new", Value: []byte("x")}, {Key: "/a", Value: []byte("3"), ModRev: cur["/a"].ModRev}})
-	if !errors.Is(err, errConflict) {
-		t.Fatalf("put over a changed key: %v, want errConflict", err)
-	}
-	if resp, _ := h.etcd.Client.Get(context.Background(), "/new"); len(resp.Kvs) != 0 {
-		t.Error("a Txn with a failed condition wrote part of its batch")
 	}
 }
 

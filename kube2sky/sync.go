@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry"
 )
 
 // syncGroup reconciles one group: it reads the group's scope and the PTR
@@ -70,7 +71,7 @@ func (c *Controller) apply(t *term, key group.Key, p plan.Result) (bool, error) 
 	if len(p.Changes) == 0 {
 		return false, nil
 	}
-	for _, b := range plan.Batches(p.Changes, c.store.maxOps) {
+	for _, b := range plan.Batches(p.Changes, c.store.MaxOps()) {
 		if err := c.commit(t, b); err != nil {
 			return false, err
 		}
@@ -81,7 +82,7 @@ func (c *Controller) apply(t *term, key group.Key, p plan.Result) (bool, error) 
 
 // commit writes one batch and counts it.
 func (c *Controller) commit(t *term, batch []plan.Change) error {
-	err := c.store.commit(t.ctx, t.fence, batch)
+	err := c.store.Commit(t.ctx, t.fence, batch)
 	switch {
 	case err == nil:
 		c.metrics.txns.Inc()
@@ -92,9 +93,9 @@ func (c *Controller) commit(t *term, batch []plan.Change) error {
 				c.metrics.recordsWritten.Inc()
 			}
 		}
-	case err == errNotLeader:
+	case err == registry.ErrNotLeader:
 		c.metrics.txnFailures.WithLabelValues(failNotLeader).Inc()
-	case err == errConflict:
+	case err == registry.ErrConflict:
 		c.metrics.txnFailures.WithLabelValues(failConflict).Inc()
 	default:
 		c.metrics.txnFailures.WithLabelValues(failError).Inc()

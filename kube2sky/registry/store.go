@@ -1,4 +1,4 @@
-package kube2sky
+package registry
 
 import (
 	"context"
@@ -13,20 +13,23 @@ import (
 	"github.com/kubesky/kubesky/kube2sky/plan"
 )
 
-// fence makes a write conditional on leadership: the election key must
+// Fence makes a write conditional on leadership: the election key must
 // still exist with the create revision it had when leadership was won. The
 // zero fence (no leader election) always holds.
-type fence struct {
-	key string
-	rev int64
+type Fence struct {
+	Key string // the election key, "" for the zero fence
+	Rev int64  // its create revision
 }
 
+// The conditions of a Txn that failed.
 var (
-	errNotLeader = errors.New("leadership lost: the election key is gone or replaced")
-	errConflict  = errors.New("a key changed since it was read")
+	// ErrNotLeader is a write fenced off: leadership was lost.
+	ErrNotLeader = errors.New("leadership lost: the election key is gone or replaced")
+	// ErrConflict is a write that met a concurrent change.
+	ErrConflict = errors.New("a key changed since it was read")
 )
 
-// KV is the part of an etcd client kube2sky reads and writes with.
+// KV is the part of an etcd client the store reads and writes with.
 type KV interface {
 	Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error)
 	Txn(ctx context.Context) clientv3.Txn
@@ -34,41 +37,53 @@ type KV interface {
 
 var _ KV = (*clientv3.Client)(nil)
 
-// store reads and writes records in etcd. Every request has a deadline;
+// Store reads and writes records in etcd. Every request has a deadline;
 // batches never exceed maxOps operations.
-type store struct {
+type Store struct {
 	kv       KV
 	timeout  time.Duration
 	maxOps   int
 	pageSize int64
 }
 
-// scan calls fn with every key under prefix, read at one revision, page
+// listPageSize is how many keys one request of a Scan reads.
+const listPageSize = 5000
+
+// NewStore returns a store over kv whose requests each have timeout and
+// whose Txns hold at most maxOps operations.
+func NewStore(kv KV, timeout time.Duration, maxOps int) *Store {
+	return &Store{kv: kv, timeout: timeout, maxOps: maxOps, pageSize: listPageSize}
+}
+
+// MaxOps is the most changes one Txn of the store holds.
+func (s *Store) MaxOps() int { return s.maxOps }
+
+// Scan calls fn with every key under prefix, read at one revision, page
 // by page, so that a caller keeping only some of the keys never holds them
 // all. fn decodes what it keeps (plan.Decode).
-func (s *store) scan(ctx context.Context, prefix string, fn func(key string, value []byte, modRev int64)) error {
+func (s *Store) Scan(ctx context.Context, prefix string, fn func(key string, value []byte, modRev int64)) error {
 	_, err := etcdstore.Scan(ctx, s.kv, prefix, s.pageSize, s.timeout, func(e *mvccpb.KeyValue) {
 		fn(string(e.Key), e.Value, e.ModRevision)
 	})
 	return err
 }
 
-// scanRange is scan over the keys from from (included) to end (excluded).
-func (s *store) scanRange(ctx context.Context, from, end string, fn func(key string, value []byte, modRev int64)) error {
+// ScanRange is Scan over the keys from from (included) to end (excluded).
+func (s *Store) ScanRange(ctx context.Context, from, end string, fn func(key string, value []byte, modRev int64)) error {
 	_, err := etcdstore.ScanRange(ctx, s.kv, from, end, s.pageSize, s.timeout, func(e *mvccpb.KeyValue) {
 		fn(string(e.Key), e.Value, e.ModRevision)
 	})
 	return err
 }
 
-func (s *store) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+func (s *Store) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return s.kv.Get(ctx, key, opts...)
 }
 
-// read returns the keys under prefix and the given single keys.
-func (s *store) read(ctx context.Context, prefix string, keys []string) (plan.Current, error) {
+// Read returns the keys under prefix and the given single keys.
+func (s *Store) Read(ctx context.Context, prefix string, keys []string) (plan.Current, error) {
 	ops := make([]clientv3.Op, 0, len(keys)+1)
 	ops = append(ops, clientv3.OpGet(prefix, clientv3.WithPrefix()))
 	for _, k := range keys {
@@ -83,7 +98,7 @@ func (s *store) read(ctx context.Context, prefix string, keys []string) (plan.Cu
 	return out, nil
 }
 
-func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out plan.Current) error {
+func (s *Store) readBatch(ctx context.Context, ops []clientv3.Op, out plan.Current) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	resp, err := s.kv.Txn(ctx).Then(ops...).Commit()
@@ -98,10 +113,10 @@ func (s *store) readBatch(ctx context.Context, ops []clientv3.Op, out plan.Curre
 	return nil
 }
 
-// commit applies one batch of changes in one Txn, conditioned on the fence
-// and on every key's mod revision. It returns errNotLeader or errConflict
+// Commit applies one batch of changes in one Txn, conditioned on the fence
+// and on every key's mod revision. It returns ErrNotLeader or ErrConflict
 // when a condition failed.
-func (s *store) commit(ctx context.Context, f fence, batch []plan.Change) error {
+func (s *Store) Commit(ctx context.Context, f Fence, batch []plan.Change) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	resp, err := batchTxn(s.kv.Txn(ctx), f, batch).Commit()
@@ -110,18 +125,18 @@ func (s *store) commit(ctx context.Context, f fence, batch []plan.Change) error 
 		return err
 	case resp.Succeeded:
 		return nil
-	case f.key != "" && !fenceHolds(resp, f):
-		return errNotLeader
+	case f.Key != "" && !fenceHolds(resp, f):
+		return ErrNotLeader
 	}
-	return errConflict
+	return ErrConflict
 }
 
 // batchTxn builds the Txn of a batch: if the fence holds and every key is
 // as read, apply the changes; else read the election key.
-func batchTxn(txn clientv3.Txn, f fence, batch []plan.Change) clientv3.Txn {
+func batchTxn(txn clientv3.Txn, f Fence, batch []plan.Change) clientv3.Txn {
 	cmps := make([]clientv3.Cmp, 0, len(batch)+1)
-	if f.key != "" {
-		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(f.key), "=", f.rev))
+	if f.Key != "" {
+		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(f.Key), "=", f.Rev))
 	}
 	ops := make([]clientv3.Op, len(batch))
 	for i, c := range batch {
@@ -133,13 +148,13 @@ func batchTxn(txn clientv3.Txn, f fence, batch []plan.Change) clientv3.Txn {
 		}
 	}
 	txn = txn.If(cmps...).Then(ops...)
-	if f.key != "" {
-		txn = txn.Else(clientv3.OpGet(f.key))
+	if f.Key != "" {
+		txn = txn.Else(clientv3.OpGet(f.Key))
 	}
 	return txn
 }
 
-func fenceHolds(resp *clientv3.TxnResponse, f fence) bool {
+func fenceHolds(resp *clientv3.TxnResponse, f Fence) bool {
 	kvs := resp.Responses[0].GetResponseRange().Kvs
-	return len(kvs) == 1 && kvs[0].CreateRevision == f.rev
+	return len(kvs) == 1 && kvs[0].CreateRevision == f.Rev
 }
