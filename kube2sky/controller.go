@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/registry"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -33,7 +35,7 @@ type Controller struct {
 	triggers *triggers
 	problems *problemLog
 	metrics  *metrics
-	lead     leadership
+	elector  *leader.Elector
 
 	informers informerSet
 	groups    [group.Pod + 1]recordGroup // by kind; nil for the zone and for a kind not configured
@@ -47,14 +49,10 @@ type Controller struct {
 	// Service reconcile, so that the two never interleave.
 	fullMu sync.RWMutex
 
-	synced     atomic.Bool  // informers have listed everything
-	reconciled atomic.Bool  // the current term's first full reconcile is done
-	role       atomic.Int32 // roleStarting, roleStandby or roleLeader
+	synced     atomic.Bool // informers have listed everything
+	reconciled atomic.Bool // the current term's first full reconcile is done
 
 	resyncRequests chan chan error // full reconciles asked for by tests
-
-	staleMu     sync.Mutex
-	staleLeases []clientv3.LeaseID // leases that could not be revoked; guarded by staleMu
 }
 
 // New returns a Controller of the Services seen through kube, writing to
@@ -80,7 +78,6 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		store:          registry.NewStore(etcd, cfg.Etcd.RequestTimeout, cfg.MaxTxnOps-1),
 		ptrs:           newPTRIndex(),
 		triggers:       newTriggers(),
-		lead:           leadership{changed: make(chan struct{})},
 		resyncRequests: make(chan chan error),
 	}
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -88,6 +85,9 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		workqueue.TypedRateLimitingQueueConfig[group.Key]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
 	c.probe = registry.NewProbe(c.store, cfg.electionPrefix(), cfg.probeInterval, c.metrics.etcdReachable, log)
+	c.elector = leader.New(leader.Config{Prefix: cfg.electionPrefix(), Identity: cfg.identity(), Owner: c.owner,
+		LeaseDuration: cfg.LeaseDuration, RequestTimeout: cfg.Etcd.RequestTimeout, CheckInterval: cfg.probeInterval},
+		etcd, c.probe, c.metrics.leader, log)
 	c.problems = newProblemLog(log, c.metrics, func(kind, key string) *corev1.ObjectReference {
 		return c.services.objectRef(kind, key)
 	})
@@ -147,9 +147,9 @@ func (c *Controller) Run(ctx context.Context) error {
 		wg.Go(func() { c.work(ctx) })
 	}
 	if c.cfg.LeaderElect {
-		wg.Go(func() { c.campaignLoop(ctx) })
+		wg.Go(func() { c.elector.Campaign(ctx, c.serveTerm) })
 	} else {
-		wg.Go(func() { c.leadAlone(ctx) })
+		wg.Go(func() { c.elector.LeadAlone(ctx, c.serveTerm) })
 	}
 	<-ctx.Done()
 	return nil
@@ -169,7 +169,7 @@ func (c *Controller) work(ctx context.Context) {
 
 // process reconciles one group once this replica leads.
 func (c *Controller) process(ctx context.Context, key group.Key) {
-	t, err := c.lead.wait(ctx)
+	t, err := c.elector.Wait(ctx)
 	if err != nil {
 		return
 	}
@@ -179,7 +179,7 @@ func (c *Controller) process(ctx context.Context, key group.Key) {
 		c.queue.Forget(key)
 	case errors.Is(err, registry.ErrNotLeader):
 		c.log.Warn("write fenced off: leadership lost", "service", key)
-		t.lose()
+		t.Lose()
 		c.queue.AddRateLimited(key)
 	default:
 		c.log.Info("reconcile failed, retrying", "service", key, "err", err, "retries", c.queue.NumRequeues(key))
@@ -195,4 +195,49 @@ func (c *Controller) changed(key group.Key, trigger time.Time) {
 	}
 	c.triggers.add(key, trigger)
 	c.queue.Add(key)
+}
+
+// serveTerm runs the term's first full reconcile (retried until it
+// succeeds), then one every resync period, until the term ends; the
+// replica is ready from the first one's end to the term's.
+func (c *Controller) serveTerm(t *leader.Term) {
+	defer c.reconciled.Store(false)
+	b := etcdstore.NewBackoff(200*time.Millisecond, 10*time.Second)
+	for c.resync(t) != nil {
+		if !b.Wait(t.Context()) {
+			return
+		}
+	}
+	c.reconciled.Store(true)
+	tick := time.NewTicker(c.cfg.ResyncPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.Context().Done():
+			return
+		case <-tick.C:
+			_ = c.resync(t)
+		case reply := <-c.resyncRequests:
+			reply <- c.resync(t)
+		case <-c.probe.Reconnected():
+			_ = c.resync(t)
+		}
+	}
+}
+
+// resync runs a full reconcile; losing the fence ends the term.
+func (c *Controller) resync(t *leader.Term) error {
+	restore := tightGC(c.cfg.GCPercent)
+	err := c.fullReconcile(t)
+	restore()
+	switch {
+	case err == nil:
+		freeReconcileGarbage()
+	case errors.Is(err, registry.ErrNotLeader):
+		c.log.Warn("full reconcile fenced off: leadership lost")
+		t.Lose()
+	case t.Context().Err() == nil:
+		c.log.Warn("full reconcile failed", "err", err)
+	}
+	return err
 }

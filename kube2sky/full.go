@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 	"github.com/kubesky/kubesky/kube2sky/registry"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -40,7 +41,7 @@ func (g *fullGroup) addCurrent(key string, v plan.KV) {
 // at a time (fullservices.go); the rest of the zone, the hosts domain and
 // every PTR (the PTR winners are decided first, over every claim); and the
 // pod addresses, a chunk at a time (fullpods.go).
-func (c *Controller) fullReconcile(t *term) error {
+func (c *Controller) fullReconcile(t *leader.Term) error {
 	c.fullMu.Lock()
 	defer c.fullMu.Unlock()
 	start := time.Now()
@@ -76,9 +77,9 @@ func (p *fullPass) add(q fullPass) {
 // reconcileGroups files what etcd holds (list) against the desired groups,
 // writes the difference and hands the groups whose Txn failed to the
 // workers.
-func (c *Controller) reconcileGroups(t *term, groups map[group.Key]*fullGroup,
+func (c *Controller) reconcileGroups(t *leader.Term, groups map[group.Key]*fullGroup,
 	list func(context.Context, map[group.Key]*fullGroup) (int, error)) (fullPass, error) {
-	seen, err := list(t.ctx, groups)
+	seen, err := list(t.Context(), groups)
 	if err != nil {
 		return fullPass{}, err
 	}
@@ -261,7 +262,7 @@ func (w wanted) markCurrent(group group.Key, key string, value []byte) bool {
 
 // writeGroups plans every group and commits the changes in packed Txns. It
 // returns the Services written and those whose Txn met a concurrent change.
-func (c *Controller) writeGroups(t *term, groups map[group.Key]*fullGroup) (written, failed map[group.Key]bool, err error) {
+func (c *Controller) writeGroups(t *leader.Term, groups map[group.Key]*fullGroup) (written, failed map[group.Key]bool, err error) {
 	written, failed = map[group.Key]bool{}, map[group.Key]bool{}
 	for b := range plan.Pack(c.plannedGroups(groups), c.store.MaxOps()) {
 		err := c.commit(t, b.Changes)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -14,7 +15,7 @@ import (
 // written before the next chunk is built. A key in the range that no group
 // of the chunk explains is filed with the group it belongs to, or the zone
 // group, and deleted when kube2sky owns it.
-func (c *Controller) reconcileChunks(t *term, prefix string, starts []string, size int,
+func (c *Controller) reconcileChunks(t *leader.Term, prefix string, starts []string, size int,
 	build func(starts []string) map[group.Key]*fullGroup) (fullPass, error) {
 	var pass fullPass
 	for _, ch := range keyChunks(prefix, starts, size) {

@@ -2,6 +2,7 @@ package kube2sky
 
 import (
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 )
 
@@ -15,7 +16,7 @@ const podChunk = 2000
 // to pod/. A key no pod address explains (every key, without
 // --pod-records=verified) is deleted like an orphan Service's. A pod
 // address has no PTR.
-func (c *Controller) reconcilePods(t *term) (fullPass, error) {
+func (c *Controller) reconcilePods(t *leader.Term) (fullPass, error) {
 	return c.reconcileChunks(t, c.pods.prefix, c.pods.addresses(), podChunk, c.podChunkGroups)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 )
 
@@ -17,7 +18,7 @@ const serviceChunk = 500
 // Service's subtree svc/<ns>/<name>/, in key order, chunk by chunk
 // (reconcileChunks). A Service's PTRs are not in it: the next pass
 // writes each PTR for its winner.
-func (c *Controller) reconcileServices(t *term) (fullPass, error) {
+func (c *Controller) reconcileServices(t *leader.Term) (fullPass, error) {
 	return c.reconcileChunks(t, c.services.subtree(), c.services.starts(), c.cfg.serviceChunk, c.serviceChunkGroups)
 }
 

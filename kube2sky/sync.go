@@ -4,13 +4,14 @@ import (
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 	"github.com/kubesky/kubesky/kube2sky/registry"
 )
 
 // syncGroup reconciles one group: it reads the group's scope and the PTR
 // keys it claims or held, and writes the difference.
-func (c *Controller) syncGroup(t *term, key group.Key) (err error) {
+func (c *Controller) syncGroup(t *leader.Term, key group.Key) (err error) {
 	c.fullMu.RLock()
 	defer c.fullMu.RUnlock()
 	start := time.Now()
@@ -28,7 +29,7 @@ func (c *Controller) syncGroup(t *term, key group.Key) (err error) {
 	for _, w := range c.ptrs.set(key, group.EntryKeys(d.PTR)) {
 		c.queue.Add(w)
 	}
-	cur, err := c.readGroup(t.ctx, key)
+	cur, err := c.readGroup(t.Context(), key)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (c *Controller) winningPTRs(key group.Key, d group.Desired, cur plan.Curren
 
 // apply commits one group's changes; it reports whether anything was
 // written.
-func (c *Controller) apply(t *term, key group.Key, p plan.Result) (bool, error) {
+func (c *Controller) apply(t *leader.Term, key group.Key, p plan.Result) (bool, error) {
 	if p.Foreign > 0 {
 		c.metrics.foreignKeys.Add(float64(p.Foreign))
 		c.log.Warn("records owned by someone else are in the way; left alone", "service", key, "keys", p.Foreign)
@@ -81,8 +82,8 @@ func (c *Controller) apply(t *term, key group.Key, p plan.Result) (bool, error) 
 }
 
 // commit writes one batch and counts it.
-func (c *Controller) commit(t *term, batch []plan.Change) error {
-	err := c.store.Commit(t.ctx, t.fence, batch)
+func (c *Controller) commit(t *leader.Term, batch []plan.Change) error {
+	err := c.store.Commit(t.Context(), t.Fence(), batch)
 	switch {
 	case err == nil:
 		c.metrics.txns.Inc()
