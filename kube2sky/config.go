@@ -16,6 +16,7 @@ import (
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
 // EnvPrefix is the prefix of the environment variables flags fall back to:
@@ -227,4 +228,10 @@ func (c Config) identity() string {
 		host = "unknown"
 	}
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// sourceConfig returns what the cluster's side is told.
+func (c Config) sourceConfig() source.Config {
+	return source.Config{Zone: c.zone(), Prefix: c.Prefix, TTL: c.TTL, Owner: c.owner(), VerifiedPods: c.PodRecords == PodsVerified,
+		HostsConfigMap: c.HostsConfigMap, HostsDomain: c.HostsDomain, KubeDNSConfigMap: c.KubeDNSConfigMap, DNSService: c.DNSService}
 }

@@ -13,10 +13,9 @@ import (
 	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/registry"
+	"github.com/kubesky/kubesky/kube2sky/source"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -27,23 +26,15 @@ type Controller struct {
 	owner    string
 	log      *slog.Logger
 	etcd     *clientv3.Client
-	kube     kubernetes.Interface // for events
+	kube     kubernetes.Interface // for the informers and events
 	store    *registry.Store
 	probe    *registry.Probe // etcd's reachability
 	queue    workqueue.TypedRateLimitingInterface[group.Key]
 	ptrs     *ptrIndex
 	triggers *triggers
-	problems *problemLog
 	metrics  *metrics
 	elector  *leader.Elector
-
-	informers informerSet
-	groups    [group.Pod + 1]recordGroup // by kind; nil for the zone and for a kind not configured
-	services  *serviceGroups
-	pods      *podGroups
-	hosts     *hostsGroup
-	kubeDNS   *kubeDNSGroup    // nil without --kube-dns-configmap
-	names     *nameServerGroup // nil without --dns-service
+	source   *source.Source // what the cluster says
 
 	// fullMu is held for writing by a full reconcile and for reading by each
 	// Service reconcile, so that the two never interleave.
@@ -88,41 +79,11 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 	c.elector = leader.New(leader.Config{Prefix: cfg.electionPrefix(), Identity: cfg.identity(), Owner: c.owner,
 		LeaseDuration: cfg.LeaseDuration, RequestTimeout: cfg.Etcd.RequestTimeout, CheckInterval: cfg.probeInterval},
 		etcd, c.probe, c.metrics.leader, log)
-	c.problems = newProblemLog(log, c.metrics, func(kind, key string) *corev1.ObjectReference {
-		return c.services.objectRef(kind, key)
-	})
-	if err := c.addGroups(); err != nil {
+	var err error
+	if c.source, err = source.New(kube, cfg.sourceConfig(), c.metrics.source(), log, c.changed); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// addGroups sets up every kind of group and the informers they need.
-func (c *Controller) addGroups() error {
-	var err error
-	if c.services, err = newServiceGroups(c.kube, &c.informers, c.zone, c.problems, c.changed); err != nil {
-		return err
-	}
-	if c.pods, err = newPodGroups(c.kube, &c.informers, c.cfg, c.changed); err != nil {
-		return err
-	}
-	if c.kubeDNS, err = newKubeDNSGroup(c.kube, &c.informers, c.cfg, c.log, c.changed); err != nil {
-		return err
-	}
-	if c.hosts, err = newHostsGroup(c.kube, &c.informers, c.cfg, c.metrics, c.log, c.changed); err != nil {
-		return err
-	}
-	if c.names, err = newNameServerGroup(c.services, c.cfg, c.log, c.changed); err != nil {
-		return err
-	}
-	c.groups[group.Service], c.groups[group.Pod], c.groups[group.Hosts] = c.services, c.pods, c.hosts
-	if c.kubeDNS != nil {
-		c.groups[group.KubeDNS] = c.kubeDNS
-	}
-	if c.names != nil {
-		c.groups[group.NameServer] = c.names
-	}
-	return nil
 }
 
 // Run starts the informers, waits for them to sync, then reconciles as the
@@ -134,15 +95,14 @@ func (c *Controller) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer c.queue.ShutDown()
-	c.informers.run(ctx, &wg)
+	c.source.Run(ctx, c.kube, &wg)
 	wg.Go(func() { c.probe.Run(ctx) })
-	c.startEvents(ctx, &wg)
 	c.log.Info("waiting for the informers to sync")
-	if !cache.WaitForCacheSync(ctx.Done(), c.informers.synced...) {
+	if !c.source.WaitForSync(ctx) {
 		return nil
 	}
 	c.synced.Store(true)
-	c.log.Info("informers synced", "services", c.services.count())
+	c.log.Info("informers synced", "services", c.source.ServiceCount())
 	for range c.cfg.Workers {
 		wg.Go(func() { c.work(ctx) })
 	}

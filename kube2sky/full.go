@@ -60,7 +60,7 @@ func (c *Controller) fullReconcile(t *leader.Term) error {
 	if err != nil {
 		return err
 	}
-	c.log.Info("full reconcile done", "services", c.services.count(), "keys_seen", services.seen+pods.seen,
+	c.log.Info("full reconcile done", "services", c.source.ServiceCount(), "keys_seen", services.seen+pods.seen,
 		"services_changed", services.written, "services_left_to_workers", services.failed,
 		"pod_addresses_changed", pods.written, "pod_addresses_left_to_workers", pods.failed, "duration", time.Since(start))
 	return nil
@@ -102,25 +102,18 @@ func (c *Controller) desiredRest() map[group.Key]*fullGroup {
 	groups := map[group.Key]*fullGroup{{}: {want: plan.Encode(c.desiredZone())}}
 	claims := map[group.Key][]string{}
 	ptrs := map[group.Key][]plan.Want{}
-	for kind, g := range c.groups {
-		g, ok := g.(wholeKind)
-		if !ok {
-			continue
+	c.source.EachWhole(func(key group.Key, d group.Desired) {
+		switch {
+		case key.Kind != group.Service:
+			groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
+		case d.Hold: // its PTRs stay as etcd has them too
+			groups[key] = &fullGroup{hold: true}
 		}
-		g.eachDesired(func(name string, d group.Desired) {
-			key := group.Key{Kind: group.Kind(kind), Name: name}
-			switch {
-			case key.Kind != group.Service:
-				groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
-			case d.Hold: // its PTRs stay as etcd has them too
-				groups[key] = &fullGroup{hold: true}
-			}
-			if len(d.PTR) > 0 {
-				claims[key] = group.EntryKeys(d.PTR)
-				ptrs[key] = plan.Encode(d.PTR)
-			}
-		})
-	}
+		if len(d.PTR) > 0 {
+			claims[key] = group.EntryKeys(d.PTR)
+			ptrs[key] = plan.Encode(d.PTR)
+		}
+	})
 	c.ptrs.reset(claims)
 	for key, kvs := range ptrs {
 		for _, kv := range kvs {
@@ -171,12 +164,12 @@ func (c *Controller) fileRest(ctx context.Context, groups map[group.Key]*fullGro
 			groupOf(groups, grp).addCurrent(key, v)
 		}
 	}
-	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.pods.prefix, c.services.subtree()) {
+	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.source.PodPrefix(), c.source.ServiceSubtree()) {
 		if err := c.store.ScanRange(ctx, r.from, r.end, forward); err != nil {
 			return 0, err
 		}
 	}
-	for _, p := range c.prefixesOutsideZone() {
+	for _, p := range c.source.PrefixesOutsideZone() {
 		if err := c.store.Scan(ctx, p, forward); err != nil {
 			return 0, err
 		}
@@ -206,7 +199,7 @@ func subtreeGaps(prefix string, inner ...string) []keyRange {
 func (c *Controller) fileForward(groups map[group.Key]*fullGroup, wanted wanted, seen *int) func(string, []byte, int64) {
 	return func(key string, value []byte, modRev int64) {
 		*seen++
-		grp := c.groupOfForward(key)
+		grp := c.source.GroupOf(key)
 		if !wanted.markCurrent(grp, key, value) {
 			groupOf(groups, grp).addCurrent(key, plan.Decode(value, modRev))
 		}

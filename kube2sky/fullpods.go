@@ -17,7 +17,7 @@ const podChunk = 2000
 // --pod-records=verified) is deleted like an orphan Service's. A pod
 // address has no PTR.
 func (c *Controller) reconcilePods(t *leader.Term) (fullPass, error) {
-	return c.reconcileChunks(t, c.pods.prefix, c.pods.addresses(), podChunk, c.podChunkGroups)
+	return c.reconcileChunks(t, c.source.PodPrefix(), c.source.PodAddresses(), podChunk, c.podChunkGroups)
 }
 
 // podChunkGroups returns the desired record of each of addresses, a group
@@ -26,7 +26,7 @@ func (c *Controller) podChunkGroups(addresses []string) map[group.Key]*fullGroup
 	groups := make(map[group.Key]*fullGroup, len(addresses))
 	for _, a := range addresses {
 		key := group.Key{Kind: group.Pod, Name: a}
-		d := c.pods.desired(a)
+		d := c.source.Desired(key)
 		groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups

@@ -19,7 +19,7 @@ const serviceChunk = 500
 // (reconcileChunks). A Service's PTRs are not in it: the next pass
 // writes each PTR for its winner.
 func (c *Controller) reconcileServices(t *leader.Term) (fullPass, error) {
-	return c.reconcileChunks(t, c.services.subtree(), c.services.starts(), c.cfg.serviceChunk, c.serviceChunkGroups)
+	return c.reconcileChunks(t, c.source.ServiceSubtree(), c.source.ServiceStarts(), c.cfg.serviceChunk, c.serviceChunkGroups)
 }
 
 // serviceChunkGroups returns the forward records of the Services whose
@@ -28,8 +28,9 @@ func (c *Controller) serviceChunkGroups(starts []string) map[group.Key]*fullGrou
 	groups := make(map[group.Key]*fullGroup, len(starts))
 	for _, s := range starts {
 		name := strings.TrimSuffix(s, "/")
-		d := c.services.desired(name)
-		groups[group.Key{Kind: group.Service, Name: name}] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
+		key := group.Key{Kind: group.Service, Name: name}
+		d := c.source.Desired(key)
+		groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups
 }

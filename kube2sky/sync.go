@@ -1,6 +1,7 @@
 package kube2sky
 
 import (
+	"context"
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
@@ -22,7 +23,7 @@ func (c *Controller) syncGroup(t *leader.Term, key group.Key) (err error) {
 			c.triggers.add(key, trigger)
 		}
 	}()
-	d := c.desiredOf(key)
+	d := c.source.Desired(key)
 	if d.Hold {
 		return nil
 	}
@@ -112,4 +113,23 @@ func (c *Controller) observeProgramming(trigger time.Time) {
 	if !trigger.IsZero() {
 		c.metrics.programming.Observe(max(time.Since(trigger), 0).Seconds())
 	}
+}
+
+// readGroup reads what etcd holds of a group, plus the PTR keys it claims
+// or held.
+func (c *Controller) readGroup(ctx context.Context, key group.Key) (plan.Current, error) {
+	s := c.source.Scope(key)
+	out := plan.Current{}
+	single := append(s.Keys, c.ptrs.responsible(key)...)
+	for _, p := range s.Prefixes {
+		cur, err := c.store.Read(ctx, p, single)
+		if err != nil {
+			return nil, err
+		}
+		single = nil
+		for k, v := range cur {
+			out[k] = v
+		}
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"context"
@@ -69,8 +69,8 @@ var _ recordGroup = (*podGroups)(nil)
 // newPodGroups adds the pod informer to set when verified is true. The
 // handler's registration must have synced too: it indexes the first list.
 func newPodGroups(kube kubernetes.Interface, set *informerSet, cfg Config, changed func(group.Key, time.Time)) (*podGroups, error) {
-	g := &podGroups{prefix: cfg.zone().ZoneKeyPrefix() + "pod/", ttl: cfg.TTL, owner: cfg.owner(), changed: changed}
-	if cfg.PodRecords != PodsVerified {
+	g := &podGroups{prefix: cfg.Zone.ZoneKeyPrefix() + "pod/", ttl: cfg.TTL, owner: cfg.Owner, changed: changed}
+	if !cfg.VerifiedPods {
 		return g, nil
 	}
 	g.index = newPodIndex()

@@ -1,11 +1,10 @@
-package kube2sky
+package source
 
 import (
 	"log/slog"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -34,27 +33,23 @@ type hostsGroup struct {
 	domainPrefix string // the --hosts-domain key prefix, "" for none
 	cfg          hosts.Config
 	report       *hostsReport // nil unless --hosts-configmap
-
-	invalidLines  prometheus.Gauge
-	hostAddresses prometheus.Gauge
 }
 
 var _ recordGroup = (*hostsGroup)(nil)
 
 // newHostsGroup watches the one ConfigMap named by --hosts-configmap, if
 // any.
-func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m *metrics, log *slog.Logger,
+func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m Metrics, log *slog.Logger,
 	changed func(group.Key, time.Time)) (*hostsGroup, error) {
-	zone := cfg.zone()
+	zone := cfg.Zone
 	g := &hostsGroup{ref: cfg.HostsConfigMap, zone: zone, prefix: zone.ZoneKeyPrefix() + "hosts/",
 		domainPrefix: cfg.hostsDomainPrefix(),
 		cfg: hosts.Config{Prefix: cfg.Prefix, Domain: "hosts." + zone.Domain(), ExtraDomain: cfg.HostsDomain,
-			TTL: cfg.TTL, Owner: cfg.owner()}}
-	g.registerMetrics(m.registry)
+			TTL: cfg.TTL, Owner: cfg.Owner}}
 	if cfg.HostsConfigMap == "" {
 		return g, nil
 	}
-	ns, name, err := splitObjectRef(cfg.HostsConfigMap)
+	ns, name, err := SplitObjectRef(cfg.HostsConfigMap)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
-package kube2sky
+package source
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -192,4 +194,13 @@ func unwrapTombstone(obj any) any {
 		return t.Obj
 	}
 	return obj
+}
+
+// SplitObjectRef splits "namespace/name" and checks both parts.
+func SplitObjectRef(ref string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(ref, "/")
+	if !ok || len(validation.IsDNS1123Label(namespace)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return "", "", fmt.Errorf("%q must be namespace/name", ref)
+	}
+	return namespace, name, nil
 }

@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/tools/record"
 )
 
-// reasonInvalidKubeDNSConfig is the Event reason on a kube-dns ConfigMap
+// ReasonInvalidKubeDNSConfig is the Event reason on a kube-dns ConfigMap
 // that cannot be applied.
-const reasonInvalidKubeDNSConfig = "InvalidKubeDNSConfig"
+const ReasonInvalidKubeDNSConfig = "InvalidKubeDNSConfig"
 
 // kubeDNSGroup is the records of the --kube-dns-configmap ConfigMap: one
 // group, the stub domains and the upstream setting.
@@ -43,7 +43,7 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 	if cfg.KubeDNSConfigMap == "" {
 		return nil, nil
 	}
-	ns, name, err := splitObjectRef(cfg.KubeDNSConfigMap)
+	ns, name, err := SplitObjectRef(cfg.KubeDNSConfigMap)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +52,11 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 	if err != nil {
 		return nil, err
 	}
-	zone := cfg.zone()
+	zone := cfg.Zone
 	zoneKey := zone.ZoneKeyPrefix()
 	return &kubeDNSGroup{informer: inf, ref: cfg.KubeDNSConfigMap, zone: zone,
 		keyPrefixes: []string{zoneKey + "dns/stub/", zoneKey + "dns/config/"},
-		cfg:         kubedns.Config{Prefix: cfg.Prefix, Zone: zone.Domain(), Owner: cfg.owner()},
+		cfg:         kubedns.Config{Prefix: cfg.Prefix, Zone: zone.Domain(), Owner: cfg.Owner},
 		log:         log.With("configmap", cfg.KubeDNSConfigMap)}, nil
 }
 
@@ -108,7 +108,7 @@ func (k *kubeDNSGroup) report(cm *hostsObject, errs []error) {
 		k.log.Warn("kube-dns ConfigMap not applied, the last good settings stay", "problem", m)
 	}
 	if k.recorder != nil {
-		k.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, reasonInvalidKubeDNSConfig,
+		k.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, ReasonInvalidKubeDNSConfig,
 			truncateMessage(fmt.Sprintf("not applied, the last good settings stay: %s", problem)))
 	}
 }

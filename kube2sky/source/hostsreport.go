@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"fmt"
@@ -7,20 +7,19 @@ import (
 	"sync"
 
 	"github.com/kubesky/kubesky/kube2sky/hosts"
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 )
 
-// reasonInvalidHostsLines is the event reason on the hosts ConfigMap.
-const reasonInvalidHostsLines = "InvalidHostsLines"
+// ReasonInvalidHostsLines is the event reason on the hosts ConfigMap.
+const ReasonInvalidHostsLines = "InvalidHostsLines"
 
 // hostsReport tells about the hosts ConfigMap's bad lines: in the log, in
 // an event on the ConfigMap and in the metrics, once per change.
 type hostsReport struct {
 	log     *slog.Logger
-	metrics *metrics
+	metrics Metrics
 	group   *hostsGroup
 
 	recorder record.EventRecorder // set by startEvents, before any reconcile
@@ -30,25 +29,15 @@ type hostsReport struct {
 	last []hosts.Problem
 }
 
-func newHostsReport(log *slog.Logger, m *metrics, g *hostsGroup) *hostsReport {
+func newHostsReport(log *slog.Logger, m Metrics, g *hostsGroup) *hostsReport {
 	return &hostsReport{log: log, metrics: m, group: g}
-}
-
-func (g *hostsGroup) registerMetrics(reg *prometheus.Registry) {
-	g.invalidLines = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "kube2sky_hosts_invalid_lines", Help: "Lines of the --hosts-configmap ConfigMap skipped because they cannot be served.",
-	})
-	g.hostAddresses = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "kube2sky_hosts_records", Help: "Records (A/AAAA and PTR) the --hosts-configmap ConfigMap yields.",
-	})
-	reg.MustRegister(g.invalidLines, g.hostAddresses)
 }
 
 // report sets the metrics and, when the problems of cm changed, logs the
 // new ones and records an event. cm is nil when the ConfigMap is gone.
 func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records int) {
-	r.group.invalidLines.Set(float64(len(problems)))
-	r.group.hostAddresses.Set(float64(records))
+	r.metrics.HostsInvalidLines.Set(float64(len(problems)))
+	r.metrics.HostsRecords.Set(float64(records))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var uid types.UID
@@ -65,12 +54,12 @@ func (r *hostsReport) report(cm *hostsObject, problems []hosts.Problem, records 
 	r.uid, r.last = uid, problems
 	for _, p := range problems {
 		if !slices.Contains(old, p) {
-			r.metrics.invalidObjects.WithLabelValues("ConfigMap").Inc()
+			r.metrics.InvalidObjects.WithLabelValues("ConfigMap").Inc()
 			r.log.Warn("hosts ConfigMap: line skipped", "configmap", r.group.ref, "problem", p.Error())
 		}
 	}
 	if cm != nil && len(problems) > 0 && r.recorder != nil {
-		r.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, reasonInvalidHostsLines, eventMessage(fmt.Sprintf("%d hosts line(s) skipped, the rest applied: ", len(problems)), problems))
+		r.recorder.Event(configMapRef(cm), corev1.EventTypeWarning, ReasonInvalidHostsLines, eventMessage(fmt.Sprintf("%d hosts line(s) skipped, the rest applied: ", len(problems)), problems))
 	}
 }
 

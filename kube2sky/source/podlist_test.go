@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"context"
@@ -106,4 +106,10 @@ func TestPodObjectCopiesAreIndependent(t *testing.T) {
 	if lc.ResourceVersion != "7" || lc.Items[0] == list.Items[0] {
 		t.Fatalf("list copy %+v shares its items", lc)
 	}
+}
+
+// runningPod is a running pod with one IP.
+func runningPod(ns, name, ip string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}}}
 }

@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"fmt"

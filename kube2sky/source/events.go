@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
@@ -14,24 +15,24 @@ import (
 
 // Event reasons on the objects kube2sky reads.
 const (
-	// reasonInvalidForDNS is on a Service or an EndpointSlice with a field
+	// ReasonInvalidForDNS is on a Service or an EndpointSlice with a field
 	// that yields no record.
-	reasonInvalidForDNS = "InvalidForDNS"
+	ReasonInvalidForDNS = "InvalidForDNS"
 	maxEventMessage     = 1000
 )
 
 // startEvents starts the event recorder that the problem reports use; it
 // stops when ctx ends. It runs before any reconcile.
-func (c *Controller) startEvents(ctx context.Context, wg *sync.WaitGroup) {
+func (s *Source) startEvents(ctx context.Context, kube kubernetes.Interface, wg *sync.WaitGroup) {
 	b := record.NewBroadcaster(record.WithContext(ctx))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
 	recorder := b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube2sky"})
-	c.problems.recorder = recorder
-	if c.hosts.report != nil {
-		c.hosts.report.recorder = recorder
+	s.problems.recorder = recorder
+	if s.hosts.report != nil {
+		s.hosts.report.recorder = recorder
 	}
-	if c.kubeDNS != nil {
-		c.kubeDNS.recorder = recorder
+	if s.kubeDNS != nil {
+		s.kubeDNS.recorder = recorder
 	}
 	wg.Go(func() {
 		<-ctx.Done()

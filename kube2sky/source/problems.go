@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 )
@@ -17,7 +18,7 @@ import (
 // each object with new problems gets a Warning event listing them.
 type problemLog struct {
 	log      *slog.Logger
-	metrics  *metrics
+	invalid  *prometheus.CounterVec                         // newly seen problems, by kind
 	ref      func(kind, key string) *corev1.ObjectReference // nil when the object is gone
 	recorder record.EventRecorder                           // set by startEvents, before any reconcile
 
@@ -25,8 +26,8 @@ type problemLog struct {
 	seen map[string][]records.Problem
 }
 
-func newProblemLog(log *slog.Logger, m *metrics, ref func(kind, key string) *corev1.ObjectReference) *problemLog {
-	return &problemLog{log: log, metrics: m, ref: ref, seen: map[string][]records.Problem{}}
+func newProblemLog(log *slog.Logger, invalid *prometheus.CounterVec, ref func(kind, key string) *corev1.ObjectReference) *problemLog {
+	return &problemLog{log: log, invalid: invalid, ref: ref, seen: map[string][]records.Problem{}}
 }
 
 func (p *problemLog) report(key string, problems []records.Problem) {
@@ -47,7 +48,7 @@ func (p *problemLog) report(key string, problems []records.Problem) {
 			continue
 		}
 		fresh = append(fresh, pr)
-		p.metrics.invalidObjects.WithLabelValues(pr.Kind).Inc()
+		p.invalid.WithLabelValues(pr.Kind).Inc()
 		p.log.Warn("invalid object: no record for this field", "service", key, "problem", pr.Error())
 	}
 	p.recordEvents(fresh)
@@ -64,7 +65,7 @@ func (p *problemLog) recordEvents(problems []records.Problem) {
 			continue
 		}
 		head := fmt.Sprintf("%d field(s) yield no DNS record: ", len(group))
-		p.recorder.Event(ref, corev1.EventTypeWarning, reasonInvalidForDNS, eventMessage(head, group))
+		p.recorder.Event(ref, corev1.EventTypeWarning, ReasonInvalidForDNS, eventMessage(head, group))
 	}
 }
 

@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func newNameServerGroup(services *serviceGroups, cfg Config, log *slog.Logger, c
 	if err := services.onChange(cfg.DNSService, func() { changed(key, time.Time{}) }); err != nil {
 		return nil, err
 	}
-	zone := cfg.zone()
+	zone := cfg.Zone
 	return &nameServerGroup{services: services, ref: cfg.DNSService, zone: zone,
 		keyPrefix: zone.NameServerKeyPrefix(), log: log.With("dns-service", cfg.DNSService)}, nil
 }

@@ -1,4 +1,4 @@
-package kube2sky
+package source
 
 import (
 	"os"
@@ -10,14 +10,14 @@ import (
 // feature; when it is set, its value decides and kube2sky leaves it alone.
 const watchListEnv = "KUBE_FEATURE_" + string(clientfeatures.WatchListClient)
 
-// useWatchList makes every informer of the process get its initial state as
+// UseWatchList makes every informer of the process get its initial state as
 // a stream of watch events from the API server's watch cache (a watch with
 // sendInitialEvents) instead of a list. Each Pod is decoded and reduced to a
 // podObject on its own, and the API server reads nothing from etcd for it:
 // a paged list of 150,000 Pods is 300 consistent reads of 500 Pods, one
 // after the other. An API server that does not serve it makes client-go
 // fall back to the list. It must run before the informers do.
-func useWatchList() {
+func UseWatchList() {
 	if _, set := os.LookupEnv(watchListEnv); set {
 		return
 	}
