@@ -15,6 +15,7 @@ import (
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
+	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/source"
 )
@@ -234,4 +235,10 @@ func (c Config) identity() string {
 func (c Config) sourceConfig() source.Config {
 	return source.Config{Zone: c.zone(), Prefix: c.Prefix, TTL: c.TTL, Owner: c.owner(), VerifiedPods: c.PodRecords == PodsVerified,
 		HostsConfigMap: c.HostsConfigMap, HostsDomain: c.HostsDomain, KubeDNSConfigMap: c.KubeDNSConfigMap, DNSService: c.DNSService}
+}
+
+// leaderConfig returns what this replica campaigns with.
+func (c Config) leaderConfig() leader.Config {
+	return leader.Config{Prefix: c.electionPrefix(), Identity: c.identity(), Owner: c.owner(), LeaseDuration: c.LeaseDuration,
+		RequestTimeout: c.Etcd.RequestTimeout, CheckInterval: c.probeInterval}
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
@@ -23,9 +22,9 @@ const (
 
 // startEvents starts the event recorder that the problem reports use; it
 // stops when ctx ends. It runs before any reconcile.
-func (s *Source) startEvents(ctx context.Context, kube kubernetes.Interface, wg *sync.WaitGroup) {
+func (s *Source) startEvents(ctx context.Context, wg *sync.WaitGroup) {
 	b := record.NewBroadcaster(record.WithContext(ctx))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.kube.CoreV1().Events("")})
 	recorder := b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kube2sky"})
 	s.problems.recorder = recorder
 	if s.hosts.report != nil {

@@ -49,6 +49,7 @@ type Metrics struct {
 // Source is what the cluster says: the informers, their caches and the
 // record groups built from them.
 type Source struct {
+	kube      kubernetes.Interface // for events
 	zone      records.Zone
 	informers informerSet
 	problems  *problemLog
@@ -64,7 +65,7 @@ type Source struct {
 // hears of each group whose records went stale, with the time of the
 // change (zero: now).
 func New(kube kubernetes.Interface, cfg Config, m Metrics, log *slog.Logger, changed func(group.Key, time.Time)) (*Source, error) {
-	s := &Source{zone: cfg.Zone}
+	s := &Source{kube: kube, zone: cfg.Zone}
 	s.problems = newProblemLog(log, m.InvalidObjects, func(kind, key string) *corev1.ObjectReference {
 		return s.services.objectRef(kind, key)
 	})
@@ -96,8 +97,8 @@ func New(kube kubernetes.Interface, cfg Config, m Metrics, log *slog.Logger, cha
 
 // Run starts the event recorder and the informers; they stop when ctx
 // ends, and wg waits for them.
-func (s *Source) Run(ctx context.Context, kube kubernetes.Interface, wg *sync.WaitGroup) {
-	s.startEvents(ctx, kube, wg)
+func (s *Source) Run(ctx context.Context, wg *sync.WaitGroup) {
+	s.startEvents(ctx, wg)
 	s.informers.run(ctx, wg)
 }
 
