@@ -40,6 +40,16 @@ type Config struct {
 	CheckInterval  time.Duration // how often a leader checks that etcd still answers
 }
 
+// Reachability is what an Elector asks of etcd's probe (registry.Probe).
+type Reachability interface {
+	// UnreachableFor returns how long etcd has not answered.
+	UnreachableFor() time.Duration
+	// Back returns a channel closed when etcd answers again.
+	Back() <-chan struct{}
+}
+
+var _ Reachability = (*registry.Probe)(nil)
+
 // Elector is this replica's part in the election: it campaigns, serves
 // each term it wins and ends a term when its lease is lost or etcd has not
 // answered for a whole lease. The workers ask it one question: Wait for
@@ -47,7 +57,7 @@ type Config struct {
 type Elector struct {
 	cfg     Config
 	etcd    *clientv3.Client
-	probe   *registry.Probe  // etcd's reachability
+	probe   Reachability     // whether etcd answers
 	leading prometheus.Gauge // 1 while this replica leads
 	log     *slog.Logger
 	role    atomic.Int32 // a Role
@@ -59,7 +69,7 @@ type Elector struct {
 
 // New returns the elector of one replica, which sets leading to 1 while
 // the replica leads.
-func New(cfg Config, etcd *clientv3.Client, probe *registry.Probe, leading prometheus.Gauge, log *slog.Logger) *Elector {
+func New(cfg Config, etcd *clientv3.Client, probe Reachability, leading prometheus.Gauge, log *slog.Logger) *Elector {
 	return &Elector{cfg: cfg, etcd: etcd, probe: probe, leading: leading, log: log,
 		lead: leadership{changed: make(chan struct{})}}
 }
