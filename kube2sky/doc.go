@@ -17,7 +17,8 @@
 //   - kube2sky/registry: what etcd holds. Reads, paged scans and Txns
 //     fenced on leadership and on every key's mod revision; whether etcd
 //     answers.
-//   - kube2sky/leader: who may write. The election and its terms.
+//   - kube2sky/registry/leader: who may write. The election and its
+//     terms.
 //   - kube2sky/plan: the pure difference between what a group should
 //     hold and what etcd holds, and its cutting into Txns.
 //   - kube2sky/group: the words they share (group keys, desired records).
@@ -56,8 +57,8 @@
 //
 // # Leader election and fencing
 //
-// Only the leader writes (kube2sky/leader), and every write Txn compares
-// the create revision of the leader's election key, so a replica that lost
-// its lease cannot write. Standbys keep their informers warm and take over
-// with a full reconcile.
+// Only the leader writes (kube2sky/registry/leader), and every write Txn
+// compares the create revision of the leader's election key, so a replica
+// that lost its lease cannot write. Standbys keep their informers warm and
+// take over with a full reconcile.
 package kube2sky

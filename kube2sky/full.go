@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 	"github.com/kubesky/kubesky/kube2sky/registry"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

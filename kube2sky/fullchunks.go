@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

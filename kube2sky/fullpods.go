@@ -2,8 +2,8 @@ package kube2sky
 
 import (
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 )
 
 // podChunk is how many pod addresses one chunk of a full reconcile's pod

@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 )
 
 // serviceChunk is how many Services one chunk of a full reconcile's

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubesky/kubesky/internal/debughttp"
-	"github.com/kubesky/kubesky/kube2sky/leader"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 )
 
 // Ready returns nil when the replica does its job: informers synced, etcd

@@ -10,10 +10,10 @@ import (
 
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/registry"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	"github.com/kubesky/kubesky/kube2sky/source"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/kubernetes"

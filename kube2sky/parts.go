@@ -5,9 +5,9 @@ import (
 	"sync"
 
 	"github.com/kubesky/kubesky/kube2sky/group"
-	"github.com/kubesky/kubesky/kube2sky/leader"
 	"github.com/kubesky/kubesky/kube2sky/plan"
 	"github.com/kubesky/kubesky/kube2sky/registry"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
