@@ -16,6 +16,8 @@ import (
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
+	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
 // EnvPrefix is the prefix of the environment variables flags fall back to:
@@ -227,4 +229,16 @@ func (c Config) identity() string {
 		host = "unknown"
 	}
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// sourceConfig returns what the cluster's side is told.
+func (c Config) sourceConfig() source.Config {
+	return source.Config{Zone: c.zone(), Prefix: c.Prefix, TTL: c.TTL, Owner: c.owner(), VerifiedPods: c.PodRecords == PodsVerified,
+		HostsConfigMap: c.HostsConfigMap, HostsDomain: c.HostsDomain, KubeDNSConfigMap: c.KubeDNSConfigMap, DNSService: c.DNSService}
+}
+
+// leaderConfig returns what this replica campaigns with.
+func (c Config) leaderConfig() leader.Config {
+	return leader.Config{Prefix: c.electionPrefix(), Identity: c.identity(), Owner: c.owner(), LeaseDuration: c.LeaseDuration,
+		RequestTimeout: c.Etcd.RequestTimeout, CheckInterval: c.probeInterval}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/source"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -146,11 +147,11 @@ func TestAnInvalidServiceAndEndpointSliceEachGetAnEvent(t *testing.T) {
 	sl := endpointSlice("default", "db", "db-a", nil, ep{ip: "127.0.0.1", ready: true}, ep{ip: "10.244.1.7", ready: true})
 	sl.UID = "uid-db-a"
 	h.create(sl)
-	ev := h.waitEvent("default", "Service", "web", reasonInvalidForDNS)
+	ev := h.waitEvent("default", "Service", "web", source.ReasonInvalidForDNS)
 	if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.UID != "uid-web" || !strings.Contains(ev.Message, `spec.ports[0] "Bad_Name/TCP/1"`) {
 		t.Errorf("event on the Service: %s %s %q", ev.Type, ev.InvolvedObject.UID, ev.Message)
 	}
-	ev = h.waitEvent("default", "EndpointSlice", "db-a", reasonInvalidForDNS)
+	ev = h.waitEvent("default", "EndpointSlice", "db-a", source.ReasonInvalidForDNS)
 	if ev.InvolvedObject.APIVersion != "discovery.k8s.io/v1" || ev.InvolvedObject.UID != "uid-db-a" ||
 		!strings.Contains(ev.Message, `endpoints[0].addresses[0] "127.0.0.1": a loopback address`) {
 		t.Errorf("event on the EndpointSlice: %s %s %q", ev.InvolvedObject.APIVersion, ev.InvolvedObject.UID, ev.Message)

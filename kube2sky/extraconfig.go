@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
 // The --pod-records modes. Only PodsVerified makes kube2sky write; the
@@ -59,7 +58,7 @@ func (e ExtraRecords) validate(zone string) error {
 		errs = append(errs, fmt.Errorf("--pod-records: %q must be disabled, insecure or verified", e.PodRecords))
 	}
 	if e.HostsConfigMap != "" {
-		if _, _, err := splitObjectRef(e.HostsConfigMap); err != nil {
+		if _, _, err := source.SplitObjectRef(e.HostsConfigMap); err != nil {
 			errs = append(errs, fmt.Errorf("--hosts-configmap: %w", err))
 		}
 	}
@@ -67,7 +66,7 @@ func (e ExtraRecords) validate(zone string) error {
 		if f.ref == "" {
 			continue
 		}
-		if _, _, err := splitObjectRef(f.ref); err != nil {
+		if _, _, err := source.SplitObjectRef(f.ref); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", f.flag, err))
 		}
 	}
@@ -91,22 +90,4 @@ func (e ExtraRecords) validateDomain(zone string) error {
 		}
 	}
 	return nil
-}
-
-// splitObjectRef splits "namespace/name" and checks both parts.
-func splitObjectRef(ref string) (namespace, name string, err error) {
-	namespace, name, ok := strings.Cut(ref, "/")
-	if !ok || len(validation.IsDNS1123Label(namespace)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		return "", "", fmt.Errorf("%q must be namespace/name", ref)
-	}
-	return namespace, name, nil
-}
-
-// hostsDomainPrefix returns the key prefix of the --hosts-domain records,
-// "" when there is no such domain.
-func (c Config) hostsDomainPrefix() string {
-	if c.HostsDomain == "" {
-		return ""
-	}
-	return contract.Key(c.Prefix, c.HostsDomain) + "/"
 }

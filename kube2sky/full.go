@@ -9,6 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -16,15 +20,15 @@ import (
 // The zone group (the zero key) is the zone itself: dns-version, and owned
 // keys that belong to no other group.
 type fullGroup struct {
-	want []desiredKV
-	cur  current // nil until a key differs: most groups' keys are all current, or absent
-	hold bool    // leave cur as it is
+	want []plan.Want
+	cur  plan.Current // nil until a key differs: most groups' keys are all plan.Current, or absent
+	hold bool         // leave cur as it is
 }
 
 // addCurrent files a key etcd holds that differs from what the group wants.
-func (g *fullGroup) addCurrent(key string, v kv) {
+func (g *fullGroup) addCurrent(key string, v plan.KV) {
 	if g.cur == nil {
-		g.cur = current{}
+		g.cur = plan.Current{}
 	}
 	g.cur[key] = v
 }
@@ -37,7 +41,7 @@ func (g *fullGroup) addCurrent(key string, v kv) {
 // at a time (fullservices.go); the rest of the zone, the hosts domain and
 // every PTR (the PTR winners are decided first, over every claim); and the
 // pod addresses, a chunk at a time (fullpods.go).
-func (c *Controller) fullReconcile(t *term) error {
+func (c *Controller) fullReconcile(t *leader.Term) error {
 	c.fullMu.Lock()
 	defer c.fullMu.Unlock()
 	start := time.Now()
@@ -56,7 +60,7 @@ func (c *Controller) fullReconcile(t *term) error {
 	if err != nil {
 		return err
 	}
-	c.log.Info("full reconcile done", "services", c.services.count(), "keys_seen", services.seen+pods.seen,
+	c.log.Info("full reconcile done", "services", c.source.ServiceCount(), "keys_seen", services.seen+pods.seen,
 		"services_changed", services.written, "services_left_to_workers", services.failed,
 		"pod_addresses_changed", pods.written, "pod_addresses_left_to_workers", pods.failed, "duration", time.Since(start))
 	return nil
@@ -73,9 +77,9 @@ func (p *fullPass) add(q fullPass) {
 // reconcileGroups files what etcd holds (list) against the desired groups,
 // writes the difference and hands the groups whose Txn failed to the
 // workers.
-func (c *Controller) reconcileGroups(t *term, groups map[groupKey]*fullGroup,
-	list func(context.Context, map[groupKey]*fullGroup) (int, error)) (fullPass, error) {
-	seen, err := list(t.ctx, groups)
+func (c *Controller) reconcileGroups(t *leader.Term, groups map[group.Key]*fullGroup,
+	list func(context.Context, map[group.Key]*fullGroup) (int, error)) (fullPass, error) {
+	seen, err := list(t.Context(), groups)
 	if err != nil {
 		return fullPass{}, err
 	}
@@ -94,33 +98,26 @@ func (c *Controller) reconcileGroups(t *term, groups map[groupKey]*fullGroup,
 // PTR with the group that wins it. A Service's forward records are
 // dropped here (the Service pass builds them again, a chunk at a time);
 // what stays is encoded, one PTR value per claimed address.
-func (c *Controller) desiredRest() map[groupKey]*fullGroup {
-	groups := map[groupKey]*fullGroup{{}: {want: encodeEntries(c.desiredZone())}}
-	claims := map[groupKey][]string{}
-	ptrs := map[groupKey][]desiredKV{}
-	for kind, g := range c.groups {
-		g, ok := g.(wholeKind)
-		if !ok {
-			continue
+func (c *Controller) desiredRest() map[group.Key]*fullGroup {
+	groups := map[group.Key]*fullGroup{{}: {want: plan.Encode(c.desiredZone())}}
+	claims := map[group.Key][]string{}
+	ptrs := map[group.Key][]plan.Want{}
+	c.source.EachWhole(func(key group.Key, d group.Desired) {
+		switch {
+		case key.Kind != group.Service:
+			groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
+		case d.Hold: // its PTRs stay as etcd has them too
+			groups[key] = &fullGroup{hold: true}
 		}
-		g.eachDesired(func(name string, d desired) {
-			key := groupKey{kind: groupKind(kind), name: name}
-			switch {
-			case key.kind != kindService:
-				groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
-			case d.hold: // its PTRs stay as etcd has them too
-				groups[key] = &fullGroup{hold: true}
-			}
-			if len(d.ptr) > 0 {
-				claims[key] = entryKeys(d.ptr)
-				ptrs[key] = encodeEntries(d.ptr)
-			}
-		})
-	}
+		if len(d.PTR) > 0 {
+			claims[key] = group.EntryKeys(d.PTR)
+			ptrs[key] = plan.Encode(d.PTR)
+		}
+	})
 	c.ptrs.reset(claims)
 	for key, kvs := range ptrs {
 		for _, kv := range kvs {
-			if c.ptrs.winner(kv.key) == key {
+			if c.ptrs.winner(kv.Key) == key {
 				g := groupOf(groups, key)
 				g.want = append(g.want, kv)
 			}
@@ -131,7 +128,7 @@ func (c *Controller) desiredRest() map[groupKey]*fullGroup {
 
 // groupOf returns the group of a key, creating an empty one for a Service
 // that exists only in etcd (an orphan).
-func groupOf(groups map[groupKey]*fullGroup, key groupKey) *fullGroup {
+func groupOf(groups map[group.Key]*fullGroup, key group.Key) *fullGroup {
 	g, ok := groups[key]
 	if !ok {
 		g = &fullGroup{}
@@ -149,35 +146,35 @@ func groupOf(groups map[groupKey]*fullGroup, key groupKey) *fullGroup {
 // already holds the value its group wants is marked on the desired record
 // instead of being kept (or decoded), so the listing holds memory only for
 // what differs. It returns how many keys it saw.
-func (c *Controller) fileRest(ctx context.Context, groups map[groupKey]*fullGroup) (int, error) {
+func (c *Controller) fileRest(ctx context.Context, groups map[group.Key]*fullGroup) (int, error) {
 	wanted := wantIndex(groups)
 	seen := 0
 	forward := c.fileForward(groups, wanted, &seen)
 	reverse := func(key string, value []byte, modRev int64) {
 		seen++
-		group, keep := c.ptrs.winner(key), true
-		if group != (groupKey{}) && wanted.markCurrent(group, key, value) {
+		grp, keep := c.ptrs.winner(key), true
+		if grp != (group.Key{}) && wanted.markCurrent(grp, key, value) {
 			return
 		}
-		v := decodeKV(value, modRev)
-		if group == (groupKey{}) {
-			group, keep = c.orphanGroup(v)
+		v := plan.Decode(value, modRev)
+		if grp == (group.Key{}) {
+			grp, keep = c.orphanGroup(v)
 		}
 		if keep {
-			groupOf(groups, group).addCurrent(key, v)
+			groupOf(groups, grp).addCurrent(key, v)
 		}
 	}
-	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.pods.prefix, c.services.subtree()) {
-		if err := c.store.scanRange(ctx, r.from, r.end, forward); err != nil {
+	for _, r := range subtreeGaps(c.zone.ZoneKeyPrefix(), c.source.PodPrefix(), c.source.ServiceSubtree()) {
+		if err := c.store.ScanRange(ctx, r.from, r.end, forward); err != nil {
 			return 0, err
 		}
 	}
-	for _, p := range c.prefixesOutsideZone() {
-		if err := c.store.scan(ctx, p, forward); err != nil {
+	for _, p := range c.source.PrefixesOutsideZone() {
+		if err := c.store.Scan(ctx, p, forward); err != nil {
 			return 0, err
 		}
 	}
-	err := c.store.scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
+	err := c.store.Scan(ctx, c.zone.ReverseKeyPrefix(), reverse)
 	return seen, err
 }
 
@@ -199,12 +196,12 @@ func subtreeGaps(prefix string, inner ...string) []keyRange {
 
 // fileForward returns the function that files a forward key listed from
 // etcd with its group, counting it in seen (see fileRest).
-func (c *Controller) fileForward(groups map[groupKey]*fullGroup, wanted wanted, seen *int) func(string, []byte, int64) {
+func (c *Controller) fileForward(groups map[group.Key]*fullGroup, wanted wanted, seen *int) func(string, []byte, int64) {
 	return func(key string, value []byte, modRev int64) {
 		*seen++
-		group := c.groupOfForward(key)
-		if !wanted.markCurrent(group, key, value) {
-			groupOf(groups, group).addCurrent(key, decodeKV(value, modRev))
+		grp := c.source.GroupOf(key)
+		if !wanted.markCurrent(grp, key, value) {
+			groupOf(groups, grp).addCurrent(key, plan.Decode(value, modRev))
 		}
 	}
 }
@@ -212,26 +209,26 @@ func (c *Controller) fileForward(groups map[groupKey]*fullGroup, wanted wanted, 
 // orphanGroup returns the group of a PTR nobody claims: the Service it
 // points at, or the zone group (""); keep is false when kube2sky does not
 // own it, and leaves it alone.
-func (c *Controller) orphanGroup(v kv) (group groupKey, keep bool) {
-	if v.owner != c.owner {
-		return groupKey{}, false
+func (c *Controller) orphanGroup(v plan.KV) (grp group.Key, keep bool) {
+	if v.Owner != c.owner {
+		return group.Key{}, false
 	}
-	if ns, name, ok := c.zone.ServiceOfTarget(v.host); ok {
-		return serviceKey(ns, name), true
+	if ns, name, ok := c.zone.ServiceOfTarget(v.Host); ok {
+		return group.ServiceKey(ns, name), true
 	}
-	return groupKey{}, true
+	return group.Key{}, true
 }
 
 // wantRef is a desired record and the group that wants it.
 type wantRef struct {
-	group groupKey
-	kv    *desiredKV
+	group group.Key
+	kv    *plan.Want
 }
 
 // wanted indexes every group's desired records by key.
 type wanted map[string]wantRef
 
-func wantIndex(groups map[groupKey]*fullGroup) wanted {
+func wantIndex(groups map[group.Key]*fullGroup) wanted {
 	n := 0
 	for _, g := range groups {
 		n += len(g.want)
@@ -239,7 +236,7 @@ func wantIndex(groups map[groupKey]*fullGroup) wanted {
 	out := make(wanted, n)
 	for key, g := range groups {
 		for i := range g.want {
-			out[g.want[i].key] = wantRef{group: key, kv: &g.want[i]}
+			out[g.want[i].Key] = wantRef{group: key, kv: &g.want[i]}
 		}
 	}
 	return out
@@ -247,28 +244,28 @@ func wantIndex(groups map[groupKey]*fullGroup) wanted {
 
 // markCurrent marks the desired record of key as current when group wants
 // it with exactly value, and reports whether it did.
-func (w wanted) markCurrent(group groupKey, key string, value []byte) bool {
+func (w wanted) markCurrent(group group.Key, key string, value []byte) bool {
 	ref, ok := w[key]
-	if !ok || ref.group != group || !bytes.Equal(ref.kv.value, value) {
+	if !ok || ref.group != group || !bytes.Equal(ref.kv.Value, value) {
 		return false
 	}
-	ref.kv.current = true
+	ref.kv.Current = true
 	return true
 }
 
 // writeGroups plans every group and commits the changes in packed Txns. It
 // returns the Services written and those whose Txn met a concurrent change.
-func (c *Controller) writeGroups(t *term, groups map[groupKey]*fullGroup) (written, failed map[groupKey]bool, err error) {
-	written, failed = map[groupKey]bool{}, map[groupKey]bool{}
-	for b := range pack(c.plannedGroups(groups), c.store.maxOps) {
-		err := c.commit(t, b.changes)
+func (c *Controller) writeGroups(t *leader.Term, groups map[group.Key]*fullGroup) (written, failed map[group.Key]bool, err error) {
+	written, failed = map[group.Key]bool{}, map[group.Key]bool{}
+	for b := range plan.Pack(c.plannedGroups(groups), c.store.MaxOps()) {
+		err := c.commit(t, b.Changes)
 		switch {
-		case errors.Is(err, errConflict):
-			markAll(failed, b.services)
+		case errors.Is(err, registry.ErrConflict):
+			markAll(failed, b.Groups)
 		case err != nil:
 			return nil, nil, err
 		default:
-			markAll(written, b.services)
+			markAll(written, b.Groups)
 		}
 	}
 	return written, failed, nil
@@ -278,24 +275,24 @@ func (c *Controller) writeGroups(t *term, groups map[groupKey]*fullGroup) (writt
 // the changes of each group that has any. A group's desired values are
 // dropped once planned: from then on only its changes refer to them, and
 // they go as soon as their Txn is committed.
-func (c *Controller) plannedGroups(groups map[groupKey]*fullGroup) iter.Seq[serviceChanges] {
-	return func(yield func(serviceChanges) bool) {
-		for _, key := range slices.SortedFunc(maps.Keys(groups), groupKey.compare) {
+func (c *Controller) plannedGroups(groups map[group.Key]*fullGroup) iter.Seq[plan.GroupChanges] {
+	return func(yield func(plan.GroupChanges) bool) {
+		for _, key := range slices.SortedFunc(maps.Keys(groups), group.Key.Compare) {
 			g := groups[key]
 			if g.hold {
 				continue
 			}
-			p := plan(c.owner, g.want, g.cur)
+			p := plan.Diff(c.owner, g.want, g.cur)
 			g.want = nil
-			c.metrics.foreignKeys.Add(float64(p.foreign))
-			if len(p.changes) > 0 && !yield(serviceChanges{key: key, changes: p.changes}) {
+			c.metrics.foreignKeys.Add(float64(p.Foreign))
+			if len(p.Changes) > 0 && !yield(plan.GroupChanges{Key: key, Changes: p.Changes}) {
 				return
 			}
 		}
 	}
 }
 
-func markAll(set map[groupKey]bool, keys []groupKey) {
+func markAll(set map[group.Key]bool, keys []group.Key) {
 	for _, k := range keys {
 		set[k] = true
 	}
@@ -304,9 +301,9 @@ func markAll(set map[groupKey]bool, keys []groupKey) {
 // afterFull records what each Service is responsible for, hands the
 // Services whose Txn failed to the workers, and observes the programming
 // latency of the ones written.
-func (c *Controller) afterFull(groups map[groupKey]*fullGroup, written, failed map[groupKey]bool) {
+func (c *Controller) afterFull(groups map[group.Key]*fullGroup, written, failed map[group.Key]bool) {
 	for key, g := range groups {
-		if key.kind == kindZone {
+		if key.Kind == group.Zone {
 			continue
 		}
 		var extra []string

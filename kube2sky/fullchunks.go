@@ -3,6 +3,8 @@ package kube2sky
 import (
 	"context"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -13,11 +15,11 @@ import (
 // written before the next chunk is built. A key in the range that no group
 // of the chunk explains is filed with the group it belongs to, or the zone
 // group, and deleted when kube2sky owns it.
-func (c *Controller) reconcileChunks(t *term, prefix string, starts []string, size int,
-	build func(starts []string) map[groupKey]*fullGroup) (fullPass, error) {
+func (c *Controller) reconcileChunks(t *leader.Term, prefix string, starts []string, size int,
+	build func(starts []string) map[group.Key]*fullGroup) (fullPass, error) {
 	var pass fullPass
 	for _, ch := range keyChunks(prefix, starts, size) {
-		p, err := c.reconcileGroups(t, build(ch.starts), func(ctx context.Context, groups map[groupKey]*fullGroup) (int, error) {
+		p, err := c.reconcileGroups(t, build(ch.starts), func(ctx context.Context, groups map[group.Key]*fullGroup) (int, error) {
 			return c.fileRange(ctx, groups, ch.from, ch.end)
 		})
 		if err != nil {
@@ -61,8 +63,8 @@ func keyChunks(prefix string, starts []string, size int) []keyChunk {
 
 // fileRange lists etcd's keys from from to end and files each with its
 // group, as fileRest does. It returns how many keys it saw.
-func (c *Controller) fileRange(ctx context.Context, groups map[groupKey]*fullGroup, from, end string) (int, error) {
+func (c *Controller) fileRange(ctx context.Context, groups map[group.Key]*fullGroup, from, end string) (int, error) {
 	seen := 0
-	err := c.store.scanRange(ctx, from, end, c.fileForward(groups, wantIndex(groups), &seen))
+	err := c.store.ScanRange(ctx, from, end, c.fileForward(groups, wantIndex(groups), &seen))
 	return seen, err
 }

@@ -1,5 +1,11 @@
 package kube2sky
 
+import (
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
+)
+
 // podChunk is how many pod addresses one chunk of a full reconcile's pod
 // pass holds at once: their desired records, the listing of their keys
 // and their Txns, a few hundred bytes an address.
@@ -10,18 +16,18 @@ const podChunk = 2000
 // to pod/. A key no pod address explains (every key, without
 // --pod-records=verified) is deleted like an orphan Service's. A pod
 // address has no PTR.
-func (c *Controller) reconcilePods(t *term) (fullPass, error) {
-	return c.reconcileChunks(t, c.pods.prefix, c.pods.addresses(), podChunk, c.podChunkGroups)
+func (c *Controller) reconcilePods(t *leader.Term) (fullPass, error) {
+	return c.reconcileChunks(t, c.source.PodPrefix(), c.source.PodAddresses(), podChunk, c.podChunkGroups)
 }
 
 // podChunkGroups returns the desired record of each of addresses, a group
 // each.
-func (c *Controller) podChunkGroups(addresses []string) map[groupKey]*fullGroup {
-	groups := make(map[groupKey]*fullGroup, len(addresses))
+func (c *Controller) podChunkGroups(addresses []string) map[group.Key]*fullGroup {
+	groups := make(map[group.Key]*fullGroup, len(addresses))
 	for _, a := range addresses {
-		key := groupKey{kind: kindPod, name: a}
-		d := c.pods.desired(a)
-		groups[key] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+		key := group.Key{Kind: group.Pod, Name: a}
+		d := c.source.Desired(key)
+		groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups
 }

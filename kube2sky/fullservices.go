@@ -1,6 +1,12 @@
 package kube2sky
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubesky/kubesky/kube2sky/group"
+	"github.com/kubesky/kubesky/kube2sky/plan"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
+)
 
 // serviceChunk is how many Services one chunk of a full reconcile's
 // Service pass holds at once: their forward records (a headless Service
@@ -12,18 +18,19 @@ const serviceChunk = 500
 // Service's subtree svc/<ns>/<name>/, in key order, chunk by chunk
 // (reconcileChunks). A Service's PTRs are not in it: the next pass
 // writes each PTR for its winner.
-func (c *Controller) reconcileServices(t *term) (fullPass, error) {
-	return c.reconcileChunks(t, c.services.subtree(), c.services.starts(), c.cfg.serviceChunk, c.serviceChunkGroups)
+func (c *Controller) reconcileServices(t *leader.Term) (fullPass, error) {
+	return c.reconcileChunks(t, c.source.ServiceSubtree(), c.source.ServiceStarts(), c.cfg.serviceChunk, c.serviceChunkGroups)
 }
 
 // serviceChunkGroups returns the forward records of the Services whose
 // subtrees start with starts ("<ns>/<name>/").
-func (c *Controller) serviceChunkGroups(starts []string) map[groupKey]*fullGroup {
-	groups := make(map[groupKey]*fullGroup, len(starts))
+func (c *Controller) serviceChunkGroups(starts []string) map[group.Key]*fullGroup {
+	groups := make(map[group.Key]*fullGroup, len(starts))
 	for _, s := range starts {
 		name := strings.TrimSuffix(s, "/")
-		d := c.services.desired(name)
-		groups[groupKey{kind: kindService, name: name}] = &fullGroup{want: encodeEntries(d.forward), hold: d.hold}
+		key := group.Key{Kind: group.Service, Name: name}
+		d := c.source.Desired(key)
+		groups[key] = &fullGroup{want: plan.Encode(d.Forward), hold: d.Hold}
 	}
 	return groups
 }

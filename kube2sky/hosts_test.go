@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
 const hostKeys = "/skydns/local/cluster/hosts/"
@@ -98,7 +99,7 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		if got := txns(r) - txnsBefore; got != 1 {
 			t.Errorf("the edit took %v Txns, want 1", got)
 		}
-		if got := value(r.hosts.hostAddresses); got != float64(len(want)) {
+		if got := value(r.metrics.hostsRecords); got != float64(len(want)) {
 			t.Errorf("kube2sky_hosts_records = %v, want %d", got, len(want))
 		}
 	})
@@ -106,13 +107,13 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 		h.putConfigMap(hostsMap(map[string]string{"hosts": "10.0.0.6 db1\n10.0.0.x db9\n10.0.0.8 db8\n"}))
 		h.waitAll(slices.Concat(hostRecord("db1", "10.0.0.6"), hostRecord("db8", "10.0.0.8"),
 			[]string{"/skydns/arpa/in-addr/10/0/0/6 " + v("db1.example.corp."), "/skydns/arpa/in-addr/10/0/0/8 " + v("db8.example.corp.")})...)
-		if got := value(r.hosts.invalidLines); got != 1 {
+		if got := value(r.metrics.hostsInvalidLines); got != 1 {
 			t.Errorf("kube2sky_hosts_invalid_lines = %v, want 1", got)
 		}
 		if got := value(r.metrics.invalidObjects.WithLabelValues("ConfigMap")); got != 1 {
 			t.Errorf("kube2sky_invalid_objects_total{kind=ConfigMap} = %v, want 1", got)
 		}
-		ev := h.waitEvent("kube-system", "ConfigMap", "hosts", reasonInvalidHostsLines)
+		ev := h.waitEvent("kube-system", "ConfigMap", "hosts", source.ReasonInvalidHostsLines)
 		if !strings.Contains(ev.Message, `data[hosts] line 2 "10.0.0.x db9"`) || ev.Type != corev1.EventTypeWarning {
 			t.Errorf("event %s %q, want a warning naming data[hosts] line 2", ev.Type, ev.Message)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubesky/kubesky/internal/debughttp"
+	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 )
 
 // Ready returns nil when the replica does its job: informers synced, etcd
@@ -17,13 +18,13 @@ func (c *Controller) Ready() error {
 	switch {
 	case !c.synced.Load():
 		return errors.New("informers not synced")
-	case !c.reachable.Load():
+	case !c.probe.Reachable():
 		return errors.New("etcd unreachable")
 	}
-	switch c.role.Load() {
-	case roleStandby:
+	switch c.elector.Role() {
+	case leader.Standby:
 		return nil
-	case roleLeader:
+	case leader.Leading:
 		if c.reconciled.Load() {
 			return nil
 		}
@@ -33,7 +34,7 @@ func (c *Controller) Ready() error {
 }
 
 // Leading reports whether this replica is the leader.
-func (c *Controller) Leading() bool { return c.role.Load() == roleLeader }
+func (c *Controller) Leading() bool { return c.elector.Role() == leader.Leading }
 
 // Handler serves /healthz, /readyz and /metrics.
 func (c *Controller) Handler() http.Handler {

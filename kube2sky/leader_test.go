@@ -1,12 +1,12 @@
 package kube2sky
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -148,49 +148,6 @@ func TestAWriteAfterLeadershipIsLostIsRejected(t *testing.T) {
 	}
 }
 
-func TestAStaleFenceRejectsTheTxn(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	rev := h.etcd.Put(t, "/election/k", "leader")
-	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
-	live := fence{key: "/election/k", rev: rev}
-	if err := s.commit(t.Context(), live, []change{{key: "/a", value: []byte("1")}}); err != nil {
-		t.Fatalf("commit with a live fence: %v", err)
-	}
-	h.etcd.Delete(t, "/election/k")
-	h.etcd.Put(t, "/election/k", "someone else")
-	err := s.commit(t.Context(), live, []change{{key: "/b", value: []byte("1")}})
-	if !errors.Is(err, errNotLeader) {
-		t.Fatalf("commit with a stale fence: %v, want errNotLeader", err)
-	}
-	if resp, _ := h.etcd.Client.Get(context.Background(), "/b"); len(resp.Kvs) != 0 {
-		t.Error("the fenced-off write landed")
-	}
-}
-
-func TestAKeyChangedSinceItWasReadIsAConflict(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.etcd.Put(t, "/a", "1")
-	s := &store{kv: h.etcd.Client, timeout: 2 * time.Second, maxOps: 10, pageSize: 10}
-	cur, err := s.read(t.Context(), "/a", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.etcd.Put(t, "/a", "2")
-	err = s.commit(t.Context(), fence{}, []change{{key: "/a", modRev: cur["/a"].modRev}})
-	if !errors.Is(err, errConflict) {
-		t.Fatalf("delete of a changed key: %v, want errConflict", err)
-	}
-	err = s.commit(t.Context(), fence{}, []change{{key: "/new", value: []byte("x")}, {key: "/a", value: []byte("3"), modRev: cur["/a"].modRev}})
-	if !errors.Is(err, errConflict) {
-		t.Fatalf("put over a changed key: %v, want errConflict", err)
-	}
-	if resp, _ := h.etcd.Client.Get(context.Background(), "/new"); len(resp.Kvs) != 0 {
-		t.Error("a Txn with a failed condition wrote part of its batch")
-	}
-}
-
 func TestAnEtcdOutageIsRetriedNotFatal(t *testing.T) {
 	t.Parallel()
 	t.Run("without leader election, writes are retried until etcd is back", func(t *testing.T) {
@@ -202,7 +159,7 @@ func TestAnEtcdOutageIsRetriedNotFatal(t *testing.T) {
 		h.eventually("readyz reports etcd down", func() error { return notReady(a) })
 		h.create(service("default", "web", []string{"10.96.0.10"}))
 		h.eventually("a reconcile failed and was requeued", func() error {
-			if a.queue.NumRequeues(serviceKey("default", "web")) == 0 {
+			if a.queue.NumRequeues(group.ServiceKey("default", "web")) == 0 {
 				return errors.New("no retry yet")
 			}
 			return nil

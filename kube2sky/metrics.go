@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/kubesky/kubesky/internal/version"
+	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
 // metrics are kube2sky's Prometheus metrics, on a registry of their own.
@@ -20,6 +21,8 @@ type metrics struct {
 	programming       prometheus.Histogram
 	leader            prometheus.Gauge
 	etcdReachable     prometheus.Gauge
+	hostsInvalidLines prometheus.Gauge
+	hostsRecords      prometheus.Gauge
 }
 
 // Reasons a write Txn fails.
@@ -57,7 +60,7 @@ func newMetrics(queueDepth func() float64) *metrics {
 		}, []string{"scope"}),
 		programming: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "kube2sky_dns_programming_latency_seconds",
-			Help:    "From an object change (EndpointSlice last-change-trigger-time, else when the event arrived) until etcd holds records reflecting it (written, or found already current).",
+			Help:    "From an object change (EndpointSlice last-change-trigger-time, else when the event arrived) until etcd holds records reflecting it (written, or found already plan.Current).",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 15),
 		}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -67,6 +70,12 @@ func newMetrics(queueDepth func() float64) *metrics {
 			Name: "kube2sky_etcd_reachable", Help: "1 while etcd answers, else 0.",
 		}),
 	}
+	m.hostsInvalidLines = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kube2sky_hosts_invalid_lines", Help: "Lines of the --hosts-configmap ConfigMap skipped because they cannot be served.",
+	})
+	m.hostsRecords = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kube2sky_hosts_records", Help: "Records (A/AAAA and PTR) the --hosts-configmap ConfigMap yields.",
+	})
 	for _, reason := range []string{failNotLeader, failConflict, failError} { // every reason shows, at 0 until counted
 		m.txnFailures.WithLabelValues(reason)
 	}
@@ -74,7 +83,12 @@ func newMetrics(queueDepth func() float64) *metrics {
 		Name: "kube2sky_queue_depth", Help: "Services waiting to be reconciled.",
 	}, queueDepth)
 	m.registry.MustRegister(m.recordsWritten, m.recordsDeleted, m.txns, m.txnFailures, m.foreignKeys,
-		m.invalidObjects, m.reconcileDuration, m.programming, m.leader, m.etcdReachable, depth,
+		m.invalidObjects, m.reconcileDuration, m.programming, m.leader, m.etcdReachable, depth, m.hostsInvalidLines, m.hostsRecords,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), version.BuildInfo("kube2sky"))
 	return m
+}
+
+// source returns the metrics the cluster's side counts in.
+func (m *metrics) source() source.Metrics {
+	return source.Metrics{InvalidObjects: m.invalidObjects, HostsInvalidLines: m.hostsInvalidLines, HostsRecords: m.hostsRecords}
 }

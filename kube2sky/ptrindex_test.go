@@ -3,6 +3,8 @@ package kube2sky
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kubesky/kubesky/kube2sky/group"
 )
 
 func TestTheFirstClaimantWinsAndTheNextTakesOver(t *testing.T) {
@@ -20,13 +22,13 @@ func TestTheFirstClaimantWinsAndTheNextTakesOver(t *testing.T) {
 	if w := ix.winner("k"); w != svc("ns/a") {
 		t.Errorf("winner = %q, want ns/a (sorts first)", w)
 	}
-	if h := ix.set(svc("ns/a"), nil); !reflect.DeepEqual(h, []groupKey{svc("ns/b")}) {
+	if h := ix.set(svc("ns/a"), nil); !reflect.DeepEqual(h, []group.Key{svc("ns/b")}) {
 		t.Errorf("the winner's release handed off to %v, want [ns/b]", h)
 	}
 	if w := ix.winner("k"); w != svc("ns/b") {
 		t.Errorf("winner = %q after a left, want ns/b", w)
 	}
-	if w := ix.winner("j"); w != (groupKey{}) {
+	if w := ix.winner("j"); w != (group.Key{}) {
 		t.Errorf("an unclaimed key has winner %q", w)
 	}
 }
@@ -44,7 +46,7 @@ func TestAServiceStaysResponsibleForWhatItHeld(t *testing.T) {
 	if got := ix.responsible(svc("ns/a")); !reflect.DeepEqual(got, []string{"k2", "k3"}) {
 		t.Errorf("responsible after the write = %v", got)
 	}
-	ix.reset(map[groupKey][]string{svc("ns/b"): {"k2"}})
+	ix.reset(map[group.Key][]string{svc("ns/b"): {"k2"}})
 	if got := ix.responsible(svc("ns/a")); len(got) != 0 {
 		t.Errorf("after a reset, a is responsible for %v", got)
 	}
@@ -54,4 +56,4 @@ func TestAServiceStaysResponsibleForWhatItHeld(t *testing.T) {
 }
 
 // svc is the group of the Service called name ("namespace/name").
-func svc(name string) groupKey { return groupKey{kind: kindService, name: name} }
+func svc(name string) group.Key { return group.Key{Kind: group.Service, Name: name} }

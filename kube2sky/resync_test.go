@@ -3,6 +3,7 @@ package kube2sky
 import (
 	"testing"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -34,8 +35,8 @@ func TestAResyncOfAnUnchangedClusterWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	reconciles := value(r.metrics.reconcileDuration.WithLabelValues("service").(prometheusMetric))
-	r.queue.Add(serviceKey("default", "web"))
-	r.queue.Add(serviceKey("default", "db"))
+	r.queue.Add(group.ServiceKey("default", "web"))
+	r.queue.Add(group.ServiceKey("default", "db"))
 	h.eventually("both Services reconciled again", func() error {
 		if got := value(r.metrics.reconcileDuration.WithLabelValues("service").(prometheusMetric)); got < reconciles+2 {
 			return errorf("%v service reconciles", got-reconciles)

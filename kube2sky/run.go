@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/source"
 	"go.uber.org/zap"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -43,7 +44,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("--http-addr: %w", err)
 	}
 	setGCPercent(cfg.GCPercent)
-	useWatchList()
+	source.UseWatchList()
 	log.Info("kube2sky starting", "api_server", restCfg.Host, "etcd", cfg.Etcd.Endpoints, "zone", cfg.Zone, "prefix", cfg.Prefix,
 		"owner", cfg.owner(), "http", ln.Addr().String(), "workers", cfg.Workers, "resync_period", cfg.ResyncPeriod,
 		"leader_elect", cfg.LeaderElect, "lease_duration", cfg.LeaseDuration, "ttl", cfg.TTL,
