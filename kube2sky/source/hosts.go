@@ -49,12 +49,8 @@ func newHostsGroup(kube kubernetes.Interface, set *informerSet, cfg Config, m Me
 	if cfg.HostsConfigMap == "" {
 		return g, nil
 	}
-	ns, name, err := SplitObjectRef(cfg.HostsConfigMap)
-	if err != nil {
-		return nil, err
-	}
-	key := group.Key{Kind: group.Hosts}
-	if g.hosts, _, err = set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) })); err != nil {
+	var err error
+	if g.hosts, err = set.addConfigMap(kube, cfg.HostsConfigMap, group.Key{Kind: group.Hosts}, changed); err != nil {
 		return nil, err
 	}
 	g.report = newHostsReport(log, m, g)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,6 +122,17 @@ func clusterWide[L runtime.Object](what string, example runtime.Object, client l
 		},
 		watch: client.Watch,
 	}
+}
+
+// addConfigMap watches the one ConfigMap ref ("namespace/name") names;
+// each change of it queues key.
+func (s *informerSet) addConfigMap(kube kubernetes.Interface, ref string, key group.Key, changed func(group.Key, time.Time)) (cache.SharedIndexInformer, error) {
+	ns, name, err := SplitObjectRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	inf, _, err := s.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) }))
+	return inf, err
 }
 
 // configMapSpec is the informer of the one ConfigMap ns/name, whose

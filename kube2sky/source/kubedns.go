@@ -43,12 +43,7 @@ func newKubeDNSGroup(kube kubernetes.Interface, set *informerSet, cfg Config, lo
 	if cfg.KubeDNSConfigMap == "" {
 		return nil, nil
 	}
-	ns, name, err := SplitObjectRef(cfg.KubeDNSConfigMap)
-	if err != nil {
-		return nil, err
-	}
-	key := group.Key{Kind: group.KubeDNS}
-	inf, _, err := set.add(configMapSpec(kube, ns, name, func() { changed(key, time.Time{}) }))
+	inf, err := set.addConfigMap(kube, cfg.KubeDNSConfigMap, group.Key{Kind: group.KubeDNS}, changed)
 	if err != nil {
 		return nil, err
 	}
