@@ -160,30 +160,98 @@ func (lw *ListWatcher) defaults() {
 	}
 }
 
-// list reads the whole prefix at one revision, page by page. A failed page
-// is retried from where it stopped, at the same revision, up to
-// pageRetries times: under load (thousands of readers listing at once) a
-// list that started over at every failed page would never end. A
-// compacted revision starts the list over.
+// list reads the whole prefix at one revision, page by page. It reads at
+// a shared revision (see sharedRevisions) rather than the newest one, so
+// that readers listing about the same time send the same requests, which a
+// grpc-proxy answers from its cache after the first. Each candidate is
+// first asked for with a linearizable count, which a proxy always passes
+// on: its cache knows nothing of compactions made elsewhere, and would
+// hand out pages of a compacted revision, whose watch would then fail, and
+// be listed from the cache again, for good. A compacted candidate moves
+// the list to the next one, the newest last.
 func (lw *ListWatcher) list(ctx context.Context) error {
+	now, err := lw.ask(ctx)
+	if err != nil {
+		return err
+	}
+	for _, revision := range sharedRevisions(now.Header.Revision) {
+		var kept *clientv3.GetResponse
+		if kept, err = lw.countAt(ctx, revision); err == nil {
+			err = lw.listAt(ctx, revision, kept.Header.ClusterId)
+		}
+		if !errors.Is(err, rpctypes.ErrCompacted) {
+			break
+		}
+		lw.Logger.Debug("list revision compacted, trying a newer one", "prefix", lw.Prefix, "revision", revision)
+	}
+	if errors.Is(err, errCachedElsewhere) {
+		lw.Logger.Warn("cached list pages came from another etcd cluster; listing without the cache", "prefix", lw.Prefix, "err", err)
+		return lw.listLinearizable(ctx, now.Header.Revision, now.Header.ClusterId)
+	}
+	return err
+}
+
+// sharedRevisions are the revisions a list started when etcd is at now
+// tries, oldest first: now rounded down to a multiple of each of
+// listQuanta, then now itself. Readers whose lists start within a quantum
+// of one another read at the same revision.
+func sharedRevisions(now int64) []int64 {
+	var revisions []int64
+	for _, q := range listQuanta {
+		r := now - now%q
+		if r > 0 && (len(revisions) == 0 || r > revisions[len(revisions)-1]) && r < now {
+			revisions = append(revisions, r)
+		}
+	}
+	return append(revisions, now)
+}
+
+// listQuanta are the revision steps sharedRevisions rounds to, coarsest
+// first: the coarsest lets a whole rollout share one list in a quiet
+// cluster; the finer ones still let readers compacted together share one
+// when the coarse revisions are gone.
+var listQuanta = []int64{4096, 256, 16}
+
+// listAt reads the whole prefix at revision with serializable requests:
+// the revision is fixed, so any member that has reached it answers the
+// same, and a grpc-proxy caches each page by its request. Pages must come
+// from cluster, the one that answered the count: a proxy's cache outlives
+// the etcd cluster behind it.
+func (lw *ListWatcher) listAt(ctx context.Context, revision int64, cluster uint64) error {
+	return lw.readList(ctx, &pages{revision: revision, serializable: true, cluster: cluster})
+}
+
+// listLinearizable reads the whole prefix at revision with linearizable
+// requests, which a grpc-proxy passes on to etcd.
+func (lw *ListWatcher) listLinearizable(ctx context.Context, revision int64, cluster uint64) error {
+	return lw.readList(ctx, &pages{revision: revision, cluster: cluster})
+}
+
+// readList reads the prefix with p and delivers it as one full update. A
+// failed page is retried from where it stopped up to pageRetries times:
+// under load (thousands of readers listing at once) a list that started
+// over at every failed page would never end. A compacted revision, or a
+// page from another cluster, ends it.
+func (lw *ListWatcher) readList(ctx context.Context, p *pages) error {
 	var events []contract.Event
 	keep := func(kv *mvccpb.KeyValue) {
 		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
 	}
-	p := &pages{kv: lw.Source, name: lw.Prefix, from: lw.Prefix, end: clientv3.GetPrefixRangeEnd(lw.Prefix), size: lw.PageSize, timeout: lw.RequestTimeout}
+	p.kv, p.name, p.from, p.end = lw.Source, lw.Prefix, lw.Prefix, clientv3.GetPrefixRangeEnd(lw.Prefix)
+	p.size, p.timeout = lw.PageSize, lw.RequestTimeout
 	backoff := NewBackoff(100*time.Millisecond, lw.RequestTimeout)
 	for retry := 0; ; retry++ {
 		err := p.read(ctx, keep)
 		if err == nil {
 			break
 		}
-		if retry == pageRetries || p.first == nil || errors.Is(err, rpctypes.ErrCompacted) || !backoff.Wait(ctx) {
+		if retry == pageRetries || errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, errCachedElsewhere) || !backoff.Wait(ctx) {
 			return err
 		}
 		lw.Logger.Debug("list page failed, retrying it", "prefix", lw.Prefix, "from", p.from, "err", err)
 	}
-	lw.revision, lw.clusterID = p.first.Revision, p.first.ClusterId
-	lw.OnUpdate(contract.Update{Revision: p.first.Revision, Full: true, Events: events})
+	lw.revision, lw.clusterID = p.revision, p.first.ClusterId
+	lw.OnUpdate(contract.Update{Revision: p.revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
 }
@@ -245,7 +313,7 @@ func (lw *ListWatcher) watch(ctx context.Context) error {
 // compacted revision, and errOtherCluster for a revision etcd has not
 // reached or a response from another cluster.
 func (lw *ListWatcher) revisionKept(ctx context.Context) error {
-	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithRev(lw.revision), clientv3.WithCountOnly())
+	resp, err := lw.countAt(ctx, lw.revision)
 	switch {
 	case errors.Is(err, rpctypes.ErrFutureRev):
 		return fmt.Errorf("%w (behind the revision %d seen)", errOtherCluster, lw.revision)
@@ -253,6 +321,13 @@ func (lw *ListWatcher) revisionKept(ctx context.Context) error {
 		return err
 	}
 	return lw.sameCluster(resp.Header)
+}
+
+// countAt is a linearizable count, at revision, of the one key named like
+// the prefix: it fails with rpctypes.ErrCompacted if etcd no longer holds
+// the revision.
+func (lw *ListWatcher) countAt(ctx context.Context, revision int64) (*clientv3.GetResponse, error) {
+	return getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithRev(revision), clientv3.WithCountOnly())
 }
 
 // watchVariants is how many ranges a watch of the prefix takes turns with.
@@ -318,7 +393,7 @@ func convertEvent(ev *clientv3.Event) contract.Event {
 // named like the prefix, not the keys under it: a count of the prefix
 // walks etcd's whole index of it, and the header is all the probe needs.
 func (lw *ListWatcher) probe(ctx context.Context) error {
-	resp, err := getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly())
+	resp, err := lw.ask(ctx)
 	switch {
 	case err == nil:
 		if err := lw.sameCluster(resp.Header); err != nil {
@@ -329,6 +404,12 @@ func (lw *ListWatcher) probe(ctx context.Context) error {
 		lw.disconnected(err)
 	}
 	return nil
+}
+
+// ask is the probe's request: a linearizable count of the one key named
+// like the prefix, whose header says etcd's revision now.
+func (lw *ListWatcher) ask(ctx context.Context) (*clientv3.GetResponse, error) {
+	return getWithin(ctx, lw.Source, lw.RequestTimeout, lw.Prefix, clientv3.WithCountOnly())
 }
 
 // sameCluster checks that a response comes from the history listed: the

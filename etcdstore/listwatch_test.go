@@ -257,26 +257,65 @@ func (c *countingSource) Get(ctx context.Context, key string, opts ...clientv3.O
 }
 
 // TestAFailedListPageIsRetriedWithoutStartingOver: a list of 4 pages whose
-// second page fails once costs 5 Gets, not a list started over, and
-// delivers every key once at the first page's revision.
+// second page fails once costs 6 Gets (one asks etcd's revision), not a
+// list started over, and delivers every key once at one revision.
 func TestAFailedListPageIsRetriedWithoutStartingOver(t *testing.T) {
 	srv := etcdtest.Start(t)
 	for i := range 7 {
 		srv.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "v")
 	}
-	src := &countingSource{Client: srv.Client, failGet: 2}
+	src := &countingSource{Client: srv.Client, failGet: 3}
 	rec := &recorder{}
 	runListWatcher(t, &etcdstore.ListWatcher{
 		Source: src, Prefix: "/skydns/", PageSize: 2, ProbeInterval: time.Minute, RequestTimeout: time.Second,
 		OnUpdate: rec.onUpdate, OnState: rec.onState,
 	})
 	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
-	if gets := src.gets.Load(); gets != 5 {
-		t.Errorf("%d Gets for 4 pages and one failure, want 5", gets)
+	if gets := src.gets.Load(); gets != 6 {
+		t.Errorf("%d Gets for the revision, 4 pages and one failure, want 6", gets)
 	}
 	updates, _, n := rec.snapshot()
 	if n != 7 || len(updates) != 1 || len(updates[0].Events) != 7 {
 		t.Fatalf("want one full update of 7 keys, got %d updates, %d keys", len(updates), n)
+	}
+}
+
+// firstList starts a ListWatcher of /skydns/ on client and returns the
+// revision of its first full list, once it has delivered it.
+func firstList(t *testing.T, client *clientv3.Client) int64 {
+	t.Helper()
+	rec := startListWatch(t, client, 0)
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	updates, _, _ := rec.snapshot()
+	if !updates[0].Full {
+		t.Fatalf("the first update is not a full list: %+v", updates[0])
+	}
+	return updates[0].Revision
+}
+
+// TestAListReadsAtARoundedRevisionWhileItIsKept: at revision 21 a list
+// reads at 16, the revision readers listing up to 31 share, and watches
+// the rest; once 16 is compacted, the next list reads at the newest.
+func TestAListReadsAtARoundedRevisionWhileItIsKept(t *testing.T) {
+	srv := etcdtest.Start(t)
+	var now int64
+	for i := range 20 {
+		now = srv.Put(t, fmt.Sprintf("/skydns/local/k%02d", i), "v")
+	}
+	if now != 21 {
+		t.Fatalf("etcd at revision %d after 20 puts, want 21", now)
+	}
+	rec := startListWatch(t, srv.Client, 0)
+	polltest.True(t, "every key, the ones after the list's revision watched", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 20 })
+	if updates, _, _ := rec.snapshot(); updates[0].Revision != 16 || len(updates[0].Events) != 15 {
+		t.Errorf("the first list is at revision %d with %d keys, want 16 with 15", updates[0].Revision, len(updates[0].Events))
+	}
+
+	if _, err := srv.Client.Compact(context.Background(), 18); err != nil {
+		t.Fatal(err)
+	}
+	if rev := firstList(t, srv.Client); rev != now {
+		t.Errorf("with revision 16 compacted, a list reads at %d, want the newest, %d", rev, now)
 	}
 }
 

@@ -2,12 +2,14 @@ package etcdstore_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/proxy/grpcproxy"
@@ -152,4 +154,71 @@ func TestACompactedRevisionIsListedAgainWithoutAWatchFromIt(t *testing.T) {
 			t.Errorf("a watch from revision %d opened after the compaction at %d (watches opened: %v)", start, compacted, src.starts)
 		}
 	}
+}
+
+// proxyCache reads a grpc-proxy's cache counters (hits or misses) from
+// the default Prometheus registry, where the grpcproxy package puts them.
+func proxyCache(t *testing.T, counter string) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "etcd_grpc_proxy_cache_"+counter+"_total" {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no etcd_grpc_proxy_cache_%s_total", counter)
+	return 0
+}
+
+// TestASecondReaderIsListedFromTheProxysCache: two readers listing the
+// same revision through a grpc-proxy send the same requests, and the
+// proxy answers the second one's 4 pages from its cache.
+func TestASecondReaderIsListedFromTheProxysCache(t *testing.T) {
+	srv := etcdtest.Start(t)
+	for i := range 7 {
+		srv.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "v")
+	}
+	proxy := etcdtest.NewClient(t, startGRPCProxy(t, srv.Client))
+	first := startListWatch(t, proxy, 2)
+	polltest.True(t, "the first reader's sync", func() bool { _, s, n := first.snapshot(); return s.Synced && n == 7 })
+	hits, misses := proxyCache(t, "hits"), proxyCache(t, "misses")
+
+	second := startListWatch(t, proxy, 2)
+	polltest.True(t, "the second reader's sync", func() bool { _, s, n := second.snapshot(); return s.Synced && n == 7 })
+	if h, m := proxyCache(t, "hits")-hits, proxyCache(t, "misses")-misses; h != 4 || m != 0 {
+		t.Errorf("the second list's 4 pages: %v cache hits and %v misses, want 4 and 0", h, m)
+	}
+}
+
+// TestAProxysCacheOfAReplacedClusterIsNotListed: the etcd behind a
+// grpc-proxy is replaced by a new cluster whose revisions reach the same
+// numbers. The proxy's cache still holds the old cluster's pages for the
+// requests the reader's list sends; the reader notices whose they are,
+// and lists the new cluster's keys without the cache.
+func TestAProxysCacheOfAReplacedClusterIsNotListed(t *testing.T) {
+	old := etcdtest.Start(t)
+	for i := range 7 {
+		old.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "old")
+	}
+	proxy := etcdtest.NewClient(t, startGRPCProxy(t, etcdtest.NewClient(t, old.ClientURL())))
+	rec := startListWatch(t, proxy, 2)
+	polltest.True(t, "sync", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 7 })
+
+	url := old.ClientURL()
+	old.Stop()
+	replaced := etcdtest.StartAt(t, url)
+	for i := range 7 {
+		replaced.Put(t, fmt.Sprintf("/skydns/local/k%d", i), "new")
+	}
+	polltest.True(t, "the new cluster's values", func() bool {
+		for i := range 7 {
+			if v, _ := rec.get(fmt.Sprintf("/skydns/local/k%d", i)); v != "new" {
+				return false
+			}
+		}
+		return true
+	})
 }

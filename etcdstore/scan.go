@@ -1,7 +1,9 @@
 package etcdstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,32 +43,40 @@ func scan(ctx context.Context, kv Getter, name, from, end string, pageSize int64
 
 // pages is a paged read of a range at one revision that can resume after
 // a failed page: from is the next key to read, and first the header of
-// the first page, whose revision every later page is read at.
+// the first page. The revision is the one asked for, or, when that is 0,
+// the first page's, which every later page is then read at.
 type pages struct {
-	kv       Getter
-	name     string
-	from     string
-	end      string
-	size     int64
-	timeout  time.Duration
-	first    *etcdserverpb.ResponseHeader
-	finished bool
+	kv           Getter
+	name         string
+	from         string
+	end          string
+	size         int64
+	timeout      time.Duration
+	revision     int64
+	serializable bool
+	cluster      uint64 // the etcd cluster every page must come from; 0: any
+	first        *etcdserverpb.ResponseHeader
+	finished     bool
 }
 
 // read reads pages until the range is done or a page fails; called again
 // after a failure, it goes on from the failed page.
 func (p *pages) read(ctx context.Context, fn func(*mvccpb.KeyValue)) error {
 	for !p.finished {
-		opts := []clientv3.OpOption{clientv3.WithRange(p.end), clientv3.WithLimit(p.size)}
-		if p.first != nil {
-			opts = append(opts, clientv3.WithRev(p.first.Revision))
+		opts := []clientv3.OpOption{clientv3.WithRange(p.end), clientv3.WithLimit(p.size), clientv3.WithRev(p.revision)}
+		if p.serializable {
+			opts = append(opts, clientv3.WithSerializable())
 		}
 		resp, err := getWithin(ctx, p.kv, p.timeout, p.from, opts...)
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", p.name, err)
 		}
+		if p.cluster != 0 && resp.Header.ClusterId != p.cluster {
+			return fmt.Errorf("listing %s: %w (cluster %x, not %x)", p.name, errCachedElsewhere, resp.Header.ClusterId, p.cluster)
+		}
 		if p.first == nil {
 			p.first = resp.Header
+			p.revision = cmp.Or(p.revision, resp.Header.Revision)
 			p.grow(resp.Count)
 		}
 		for _, e := range resp.Kvs {
@@ -79,6 +89,11 @@ func (p *pages) read(ctx context.Context, fn func(*mvccpb.KeyValue)) error {
 	}
 	return nil
 }
+
+// errCachedElsewhere says that a page came from another etcd cluster than
+// the one asked: a grpc-proxy's cache answered with what an earlier
+// cluster behind it said.
+var errCachedElsewhere = errors.New("a page came from another etcd cluster")
 
 // laterPages bounds the requests a paged read makes after its first page.
 const laterPages = 8

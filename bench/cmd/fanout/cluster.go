@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
@@ -236,4 +240,51 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// listCache is what the proxies' caches did with list pages (serializable
+// range requests): answered them, or passed them on to etcd.
+type listCache struct{ hits, misses float64 }
+
+// cacheCounts sums the proxies' cache counters, read from each one's
+// /proxy/metrics.
+func (c *cluster) cacheCounts(ctx context.Context) (listCache, error) {
+	var sum listCache
+	for _, p := range c.proxies {
+		families, err := scrape(ctx, p.url+"/proxy/metrics")
+		if err != nil {
+			return sum, fmt.Errorf("%s: %w", p.name, err)
+		}
+		sum.hits += gaugeValue(families, "etcd_grpc_proxy_cache_hits_total")
+		sum.misses += gaugeValue(families, "etcd_grpc_proxy_cache_misses_total")
+	}
+	return sum, nil
+}
+
+// scrape reads the Prometheus text exposition at url.
+func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// gaugeValue is the value of the first series of a gauge family, 0 if absent.
+func gaugeValue(families map[string]*dto.MetricFamily, name string) float64 {
+	if f, ok := families[name]; ok && len(f.GetMetric()) > 0 {
+		return f.GetMetric()[0].GetGauge().GetValue()
+	}
+	return 0
 }

@@ -36,6 +36,7 @@ type options struct {
 	churn, slow    time.Duration
 	catchUp        time.Duration
 	jitter         time.Duration
+	listSlots      int
 	progressNotify time.Duration
 	readerLog      bool
 }
@@ -98,6 +99,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.slow, "slow", 30*time.Second, "how long the slow reader stops applying")
 	fs.DurationVar(&o.catchUp, "catch-up", 2*time.Minute, "how long readers get to become current before they count as given up")
 	fs.DurationVar(&o.jitter, "relist-jitter", 0, "ListWatcher.RelistJitter (0: its default)")
+	fs.IntVar(&o.listSlots, "list-slots", 64, "readers of this process that list at once (0: no bound)")
 	fs.DurationVar(&o.progressNotify, "progress-notify", time.Second, "etcd's --watch-progress-notify-interval")
 	fs.BoolVar(&o.readerLog, "reader-log", false, "log what the readers' ListWatchers log (debug level) on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -124,6 +126,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--proxies %d: want 0 or more", o.proxies)
 	case o.proxies == 0 && !o.direct:
 		return errors.New("--direct=false with --proxies 0: no run left")
+	case o.listSlots < 0:
+		return fmt.Errorf("--list-slots %d: want 0 or more", o.listSlots)
 	case o.perClient < 1:
 		return fmt.Errorf("--readers-per-client %d: want 1 or more", o.perClient)
 	case o.startRate < 1 || o.startRate > 10000:

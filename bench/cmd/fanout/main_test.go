@@ -29,6 +29,7 @@ func TestOptionsSayWhichFlagIsWrong(t *testing.T) {
 		{"--services 3", "--services"},
 		{"--etcd /nonexistent/etcd", "--etcd"},
 		{"--proxies 0 --direct=false", "--direct"},
+		{"--list-slots -1", "--list-slots"},
 	} {
 		_, err := parseOptions(strings.Fields(c.args))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

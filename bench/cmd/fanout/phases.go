@@ -38,6 +38,7 @@ type result struct {
 	keys      int
 	clients   int
 	sync      time.Duration
+	syncCache listCache     // the proxies' caches over the initial sync
 	idle      []serverUsage // before any reader
 	churn     phase
 	slow      phase
@@ -58,11 +59,22 @@ type phase struct {
 
 // recovery is how the readers came back from one disruption.
 type recovery struct {
-	event         string
-	took          time.Duration
-	current, of   int
+	event       string
+	took        time.Duration
+	current, of int
+	counts      tally // over the recovery
+	usage       []serverUsage
+}
+
+// tally is what the readers and the proxies' caches have counted.
+type tally struct {
 	lists, errors int64
-	usage         []serverUsage
+	cache         listCache
+}
+
+func (t tally) minus(u tally) tally {
+	return tally{lists: t.lists - u.lists, errors: t.errors - u.errors,
+		cache: listCache{hits: t.cache.hits - u.cache.hits, misses: t.cache.misses - u.cache.misses}}
 }
 
 func (r *run) do(ctx context.Context) error {
@@ -111,8 +123,9 @@ func (r *run) startReaders(ctx context.Context) error {
 		}
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
+	before := r.counters(ctx)
 	start := time.Now()
-	f, err := startFleet(r.setup.readers, r.setup.perClient, r.opts.startRate, endpointsOf, r.opts.jitter, r.track, r.readerLog)
+	f, err := startFleet(r.setup.readers, r.opts, endpointsOf, r.track, r.readerLog)
 	if err != nil {
 		return err
 	}
@@ -125,6 +138,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
+	r.result.syncCache = r.counters(ctx).minus(before).cache
 	return nil
 }
 
@@ -168,7 +182,7 @@ func (r *run) slowReaderPhase(ctx context.Context) error {
 // lets the readers back: each must list again.
 func (r *run) compaction(ctx context.Context) error {
 	u := measure(r.c.servers())
-	lists, errs := r.counters()
+	before := r.counters(ctx)
 	r.fleet.hold()
 	if _, err := r.churnFor(ctx, 2*time.Second, false); err != nil {
 		return err
@@ -182,7 +196,7 @@ func (r *run) compaction(ctx context.Context) error {
 	}
 	start := time.Now()
 	r.fleet.release()
-	return r.recover(ctx, "compaction of every reader's revision", start, rev, u, lists, errs)
+	return r.recover(ctx, "compaction of every reader's revision", start, rev, u, before)
 }
 
 // proxyRestart stops the first proxy and starts it again; its readers
@@ -192,7 +206,7 @@ func (r *run) proxyRestart(ctx context.Context) error {
 		return nil
 	}
 	u := measure(r.c.servers())
-	lists, errs := r.counters()
+	before := r.counters(ctx)
 	start := time.Now()
 	if err := r.c.restart(ctx, r.c.proxies[0]); err != nil {
 		return err
@@ -201,13 +215,13 @@ func (r *run) proxyRestart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.recover(ctx, "restart of one proxy", start, rev, u, lists, errs)
+	return r.recover(ctx, "restart of one proxy", start, rev, u, before)
 }
 
 // leaderChange moves etcd's leadership to another member.
 func (r *run) leaderChange(ctx context.Context) error {
 	u := measure(r.c.servers())
-	lists, errs := r.counters()
+	before := r.counters(ctx)
 	start := time.Now()
 	if _, err := r.c.moveLeader(ctx); err != nil {
 		return err
@@ -216,23 +230,33 @@ func (r *run) leaderChange(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.recover(ctx, "etcd leader change", start, rev, u, lists, errs)
+	return r.recover(ctx, "etcd leader change", start, rev, u, before)
 }
 
 // recover waits for every reader to reach rev and records how it went.
-func (r *run) recover(ctx context.Context, event string, start time.Time, rev int64, u *usage, lists, errs int64) error {
+func (r *run) recover(ctx context.Context, event string, start time.Time, rev int64, u *usage, before tally) error {
 	_ = r.waitCurrent(ctx, rev, r.opts.catchUp) // a reader left behind is a figure, not a failure
 	took := time.Since(start)
-	l, e := r.counters()
 	r.result.recovered = append(r.result.recovered, recovery{
 		event: event, took: took, current: r.fleet.current(rev), of: len(r.fleet.readers),
-		lists: l - lists, errors: e - errs, usage: u.finish(),
+		counts: r.counters(ctx).minus(before), usage: u.finish(),
 	})
 	return nil
 }
 
-func (r *run) counters() (lists, errs int64) {
-	return r.fleet.sum(func(x *reader) int64 { return x.lists.Load() }), r.fleet.sum(func(x *reader) int64 { return x.errors.Load() })
+// counters reads the tally now; the proxies' caches count as 0 where
+// their metrics cannot be read (logged).
+func (r *run) counters(ctx context.Context) tally {
+	var t tally
+	if r.fleet != nil {
+		t.lists = r.fleet.sum(func(x *reader) int64 { return x.lists.Load() })
+		t.errors = r.fleet.sum(func(x *reader) int64 { return x.errors.Load() })
+	}
+	var err error
+	if t.cache, err = r.c.cacheCounts(ctx); err != nil {
+		r.log.Warn("reading the proxies' cache counters", "err", err)
+	}
+	return t
 }
 
 // marker commits one change, retrying while etcd elects, and returns its

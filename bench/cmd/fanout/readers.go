@@ -71,16 +71,17 @@ type fleet struct {
 	done    sync.WaitGroup
 }
 
-// startFleet starts n readers, perSecond a second (as a DaemonSet rolls
-// out); a client c talks to endpointsOf(c).
-func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int) []string, jitter time.Duration, track *tracker, log *slog.Logger) (*fleet, error) {
+// startFleet starts n readers, o.startRate a second (as a DaemonSet rolls
+// out), o.perClient to a client; a client c talks to endpointsOf(c).
+func startFleet(n int, o options, endpointsOf func(client int) []string, track *tracker, log *slog.Logger) (*fleet, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleet{cancel: cancel}
-	pace := time.NewTicker(time.Second / time.Duration(perSecond))
+	pace := time.NewTicker(time.Second / time.Duration(o.startRate))
 	defer pace.Stop()
+	slots := newListSlots(ctx, o.listSlots)
 	for i := range n {
 		<-pace.C
-		if i%readersPerClient == 0 {
+		if i%o.perClient == 0 {
 			c, err := newClient(endpointsOf(len(f.clients)))
 			if err != nil {
 				f.stop()
@@ -92,7 +93,7 @@ func startFleet(n, readersPerClient, perSecond int, endpointsOf func(client int)
 		r := &reader{id: i, track: track}
 		f.readers = append(f.readers, r)
 		lw := &etcdstore.ListWatcher{
-			Source: f.gates[len(f.gates)-1], Prefix: zonePref + "/", RelistJitter: jitter,
+			Source: slots.source(f.gates[len(f.gates)-1]), Prefix: zonePref + "/", RelistJitter: o.jitter,
 			OnUpdate: r.onUpdate, OnState: r.onState, Logger: log.With("reader", i),
 		}
 		f.done.Add(1)
@@ -140,3 +141,68 @@ func (f *fleet) stop() {
 		c.Close()
 	}
 }
+
+// listSlots bounds the readers of this process that list at once. A list
+// holds the keys read so far until its last page; thousands of readers
+// re-listing together on this machine's 2 cores would all be half way
+// through at once, holding more copies of the zone than fit in memory,
+// where each skydns lists on its own node. Taking turns does not slow
+// them down as a whole: their decoding is bound by this process's CPU.
+type listSlots struct {
+	held chan struct{} // one value per list in progress; nil: unbounded
+	stop context.Context
+}
+
+func newListSlots(stop context.Context, n int) *listSlots {
+	s := &listSlots{stop: stop}
+	if n > 0 {
+		s.held = make(chan struct{}, n)
+	}
+	return s
+}
+
+// source wraps one reader's etcd client: its list pages take a slot.
+func (s *listSlots) source(src etcdstore.Source) etcdstore.Source {
+	if s.held == nil {
+		return src
+	}
+	return &slotted{Source: src, slots: s}
+}
+
+// slotted is one reader's client under listSlots: its first list page
+// waits for a slot, and its last page (or a failed one) gives it back.
+// Counts (the probes, the revision checks) pass freely.
+type slotted struct {
+	etcdstore.Source
+	slots   *listSlots
+	holding bool // touched only by the reader's ListWatcher goroutine
+}
+
+func (s *slotted) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if clientv3.OpGet(key, opts...).IsCountOnly() {
+		return s.Source.Get(ctx, key, opts...)
+	}
+	if !s.holding {
+		select {
+		case s.slots.held <- struct{}{}:
+			s.holding = true
+		case <-s.slots.stop.Done():
+			return nil, s.slots.stop.Err()
+		}
+		// The wait was this process's queue, not etcd's time: the page
+		// gets the whole of its request timeout.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), listPageTimeout)
+		defer cancel()
+	}
+	resp, err := s.Source.Get(ctx, key, opts...)
+	if err != nil || !resp.More {
+		<-s.slots.held
+		s.holding = false
+	}
+	return resp, err
+}
+
+// listPageTimeout is a page's timeout after a wait for a slot: the
+// ListWatcher's default RequestTimeout.
+const listPageTimeout = 5 * time.Second

@@ -32,8 +32,8 @@ func header(b *strings.Builder, o options, results []result, took time.Duration)
 	}
 	host, _ := os.Hostname()
 	fmt.Fprintf(b, "# etcd watch fan-out to W skydns readers\n\n")
-	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --direct=%v --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s` (`make bench-fan-out` with its FANOUT_ variables), on %s (2 cores, shared), %s in all.\n\n",
-		joinInts(o.readers), o.proxies, o.direct, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, host, took.Round(time.Second))
+	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --direct=%v --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s --list-slots %d` (`make bench-fan-out` with its FANOUT_ variables), on %s (2 cores, shared), %s in all.\n\n",
+		joinInts(o.readers), o.proxies, o.direct, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, o.listSlots, host, took.Round(time.Second))
 	fmt.Fprintf(b, "A 3-member etcd cluster (real `etcd` processes on 127.0.0.1, `--watch-progress-notify-interval %s`), "+
 		"%d keys: %d Services built by kube2sky's record builder (one in %d headless with %d endpoints, the rest ClusterIP; one named port each). "+
 		"Churn: one Txn per change in kube2sky's shape (fenced on the leader key, each key's mod revision compared; "+
@@ -47,11 +47,11 @@ func header(b *strings.Builder, o options, results []result, took time.Duration)
 func fanOutTable(b *strings.Builder, results []result) {
 	section(b, "Fan-out under churn",
 		"",
-		"readers", "proxies", "clients", "initial sync (readers started at --start-rate)", "Txns/s", "fan-out p50", "p99", "max", "revisions some reader missed")
+		"readers", "proxies", "clients", "initial sync (readers started at --start-rate)", "list pages from the proxies' caches", "Txns/s", "fan-out p50", "p99", "max", "revisions some reader missed")
 	for _, r := range results {
 		p := r.churn
-		fmt.Fprintf(b, "| %d | %d | %d | %s | %.0f | %s | %s | %s | %d |\n", r.setup.readers, r.setup.proxies, r.clients,
-			secs(r.sync), p.rate, ms(percentile(p.lat, 50)), ms(percentile(p.lat, 99)), ms(percentile(p.lat, 100)), p.missed)
+		fmt.Fprintf(b, "| %d | %d | %d | %s | %s | %.0f | %s | %s | %s | %d |\n", r.setup.readers, r.setup.proxies, r.clients,
+			secs(r.sync), r.syncCache, p.rate, ms(percentile(p.lat, 50)), ms(percentile(p.lat, 99)), ms(percentile(p.lat, 100)), p.missed)
 	}
 	b.WriteString("\n")
 }
@@ -119,8 +119,8 @@ func idleRSS(r result) map[string]int64 {
 
 func recoveryTable(b *strings.Builder, results []result) {
 	section(b, "Disruptions: time until every reader is current again",
-		"Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request). Gave up: readers not current after the catch-up limit.",
-		"readers", "proxies", "event", "all current after", "peak member CPU (cores)", "peak member RSS (MB)", "re-lists", "reader errors", "gave up")
+		"Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request). Gave up: readers not current after the catch-up limit. List pages from the proxies' caches: of the list pages (serializable range requests) the proxies got, those they answered from their caches.",
+		"readers", "proxies", "event", "all current after", "peak member CPU (cores)", "peak member RSS (MB)", "re-lists", "list pages from the proxies' caches", "reader errors", "gave up")
 	for _, r := range results {
 		for _, rec := range r.recovered {
 			peak, rss := 0.0, int64(0)
@@ -129,8 +129,8 @@ func recoveryTable(b *strings.Builder, results []result) {
 					peak, rss = max(peak, u.peak), max(rss, u.peakRSS)
 				}
 			}
-			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %d | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
-				secs(rec.took), peak, mb(rss), rec.lists, rec.errors, rec.of-rec.current)
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %s | %d | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
+				secs(rec.took), peak, mb(rss), rec.counts.lists, rec.counts.cache, rec.counts.errors, rec.of-rec.current)
 		}
 	}
 	b.WriteString("\n")
@@ -159,6 +159,14 @@ func section(b *strings.Builder, title, intro string, columns ...string) {
 		fmt.Fprintf(b, "%s\n\n", intro)
 	}
 	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(columns, " | "), strings.Repeat("---|", len(columns)))
+}
+
+// String is "hits of pages", or "–" when no page reached a proxy.
+func (c listCache) String() string {
+	if c.hits+c.misses == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f of %.0f", c.hits, c.hits+c.misses)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
