@@ -246,19 +246,29 @@ func freePort() (int, error) {
 // range requests): answered them, or passed them on to etcd.
 type listCache struct{ hits, misses float64 }
 
-// cacheCounts sums the proxies' cache counters, read from each one's
-// /proxy/metrics.
-func (c *cluster) cacheCounts(ctx context.Context) (listCache, error) {
-	var sum listCache
+// cacheCounts reads each proxy's cache counters from its /proxy/metrics.
+func (c *cluster) cacheCounts(ctx context.Context) (map[string]listCache, error) {
+	counts := map[string]listCache{}
 	for _, p := range c.proxies {
 		families, err := scrape(ctx, p.url+"/proxy/metrics")
 		if err != nil {
-			return sum, fmt.Errorf("%s: %w", p.name, err)
+			return counts, fmt.Errorf("%s: %w", p.name, err)
 		}
-		sum.hits += gaugeValue(families, "etcd_grpc_proxy_cache_hits_total")
-		sum.misses += gaugeValue(families, "etcd_grpc_proxy_cache_misses_total")
+		counts[p.name] = listCache{
+			hits:   gaugeValue(families, "etcd_grpc_proxy_cache_hits_total"),
+			misses: gaugeValue(families, "etcd_grpc_proxy_cache_misses_total"),
+		}
 	}
-	return sum, nil
+	return counts, nil
+}
+
+// since is what the counters of one proxy counted after they read
+// before; a proxy restarted meanwhile counted from zero.
+func (c listCache) since(before listCache) listCache {
+	if c.hits < before.hits || c.misses < before.misses {
+		return c
+	}
+	return listCache{hits: c.hits - before.hits, misses: c.misses - before.misses}
 }
 
 // scrape reads the Prometheus text exposition at url.

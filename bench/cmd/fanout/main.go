@@ -160,15 +160,16 @@ func parseCounts(s string) ([]int, error) {
 	return out, nil
 }
 
-// proxyCounts are the proxy counts run for each W: none (unless
-// --direct=false) and --proxies (unless 0).
+// proxyCounts are the proxy counts run for each W, in order: --proxies
+// (unless 0), the setup the capacity model is about, then none (unless
+// --direct=false).
 func (o options) proxyCounts() []int {
 	var counts []int
-	if o.direct {
-		counts = append(counts, 0)
-	}
 	if o.proxies > 0 {
 		counts = append(counts, o.proxies)
+	}
+	if o.direct {
+		counts = append(counts, 0)
 	}
 	return counts
 }

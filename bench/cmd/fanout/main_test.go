@@ -43,7 +43,7 @@ func TestDirectFalseRunsOnlyTheProxiedSetup(t *testing.T) {
 		o    options
 		want []int
 	}{
-		{options{direct: true, proxies: 2}, []int{0, 2}},
+		{options{direct: true, proxies: 2}, []int{2, 0}},
 		{options{direct: true, proxies: 0}, []int{0}},
 		{options{direct: false, proxies: 3}, []int{3}},
 	} {

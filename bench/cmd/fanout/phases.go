@@ -62,19 +62,25 @@ type recovery struct {
 	event       string
 	took        time.Duration
 	current, of int
-	counts      tally // over the recovery
+	lists       int64     // full lists the readers delivered
+	errors      int64     // reader states carrying an error
+	cache       listCache // list pages the proxies answered or passed on
 	usage       []serverUsage
 }
 
 // tally is what the readers and the proxies' caches have counted.
 type tally struct {
 	lists, errors int64
-	cache         listCache
+	cache         map[string]listCache // by proxy
 }
 
-func (t tally) minus(u tally) tally {
-	return tally{lists: t.lists - u.lists, errors: t.errors - u.errors,
-		cache: listCache{hits: t.cache.hits - u.cache.hits, misses: t.cache.misses - u.cache.misses}}
+// minus is what was counted after u; its cache is the proxies' together.
+func (t tally) minus(u tally) (lists, errors int64, cache listCache) {
+	for name, c := range t.cache {
+		d := c.since(u.cache[name])
+		cache.hits, cache.misses = cache.hits+d.hits, cache.misses+d.misses
+	}
+	return t.lists - u.lists, t.errors - u.errors, cache
 }
 
 func (r *run) do(ctx context.Context) error {
@@ -138,7 +144,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
-	r.result.syncCache = r.counters(ctx).minus(before).cache
+	_, _, r.result.syncCache = r.counters(ctx).minus(before)
 	return nil
 }
 
@@ -237,9 +243,10 @@ func (r *run) leaderChange(ctx context.Context) error {
 func (r *run) recover(ctx context.Context, event string, start time.Time, rev int64, u *usage, before tally) error {
 	_ = r.waitCurrent(ctx, rev, r.opts.catchUp) // a reader left behind is a figure, not a failure
 	took := time.Since(start)
+	lists, errors, cache := r.counters(ctx).minus(before)
 	r.result.recovered = append(r.result.recovered, recovery{
 		event: event, took: took, current: r.fleet.current(rev), of: len(r.fleet.readers),
-		counts: r.counters(ctx).minus(before), usage: u.finish(),
+		lists: lists, errors: errors, cache: cache, usage: u.finish(),
 	})
 	return nil
 }

@@ -130,7 +130,7 @@ func recoveryTable(b *strings.Builder, results []result) {
 				}
 			}
 			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %s | %d | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
-				secs(rec.took), peak, mb(rss), rec.counts.lists, rec.counts.cache, rec.counts.errors, rec.of-rec.current)
+				secs(rec.took), peak, mb(rss), rec.lists, rec.cache, rec.errors, rec.of-rec.current)
 		}
 	}
 	b.WriteString("\n")
