@@ -92,6 +92,7 @@ type ListWatcher struct {
 	progressAt    time.Time     // when the last progress notification arrived
 	progressEvery time.Duration // the gap between the last two; 0 until two arrived
 	watchVariant  int           // which range the watch covers the prefix with (see watchEnd)
+	compacted     bool          // the watch was compacted: the next list may share an older revision
 }
 
 var (
@@ -118,7 +119,7 @@ func (lw *ListWatcher) Run(ctx context.Context) error {
 		case errors.Is(err, rpctypes.ErrCompacted):
 			wait := lw.relistDelay()
 			lw.Logger.Info("watch compacted, listing again", "prefix", lw.Prefix, "revision", lw.revision, "after", wait)
-			lw.revision = 0
+			lw.revision, lw.compacted = 0, true
 			sleepCtx(ctx, wait)
 		case errors.Is(err, errStalled):
 			lw.watchVariant = (lw.watchVariant + 1) % watchVariants
@@ -160,25 +161,30 @@ func (lw *ListWatcher) defaults() {
 	}
 }
 
-// list reads the whole prefix at one revision, page by page. It reads at
-// a shared revision (see sharedRevisions) rather than the newest one, so
-// that readers listing about the same time send the same requests, which a
-// grpc-proxy answers from its cache after the first. Each candidate is
-// first asked for with a linearizable count, which a proxy always passes
-// on: its cache knows nothing of compactions made elsewhere, and would
-// hand out pages of a compacted revision, whose watch would then fail, and
-// be listed from the cache again, for good. A compacted candidate moves
-// the list to the next one, the newest last.
+// list reads the whole prefix at one revision, page by page, with
+// serializable requests at a fixed revision, which a grpc-proxy answers
+// from its cache once one reader has sent them: readers listing the same
+// revision share one read of etcd. A first list reads etcd's revision now,
+// which readers listing while etcd is quiet share. A list after a
+// compaction reads at a revision readers compacted together share (see
+// sharedRevisions): newer than the compacted one the mirror holds, and
+// caught up by the watch. Each such candidate is first asked for with a
+// linearizable count, which a proxy always passes on: its cache knows
+// nothing of compactions made elsewhere, and would hand out pages of a
+// compacted revision, whose watch would fail, to be listed from the cache
+// again, for good. A compacted candidate moves the list to the next one,
+// the newest last.
 func (lw *ListWatcher) list(ctx context.Context) error {
 	now, err := lw.ask(ctx)
 	if err != nil {
 		return err
 	}
-	for _, revision := range sharedRevisions(now.Header.Revision) {
-		var kept *clientv3.GetResponse
-		if kept, err = lw.countAt(ctx, revision); err == nil {
-			err = lw.listAt(ctx, revision, kept.Header.ClusterId)
-		}
+	candidates := []int64{now.Header.Revision}
+	if lw.compacted {
+		candidates = sharedRevisions(now.Header.Revision)
+	}
+	for _, revision := range candidates {
+		err = lw.listKept(ctx, revision, now)
 		if !errors.Is(err, rpctypes.ErrCompacted) {
 			break
 		}
@@ -186,13 +192,30 @@ func (lw *ListWatcher) list(ctx context.Context) error {
 	}
 	if errors.Is(err, errCachedElsewhere) {
 		lw.Logger.Warn("cached list pages came from another etcd cluster; listing without the cache", "prefix", lw.Prefix, "err", err)
-		return lw.listLinearizable(ctx, now.Header.Revision, now.Header.ClusterId)
+		err = lw.readList(ctx, &pages{revision: now.Header.Revision, cluster: now.Header.ClusterId})
+	}
+	if err == nil {
+		lw.compacted = false
 	}
 	return err
 }
 
-// sharedRevisions are the revisions a list started when etcd is at now
-// tries, oldest first: now rounded down to a multiple of each of
+// listKept lists at revision, first checking that etcd keeps it unless it
+// is now's.
+func (lw *ListWatcher) listKept(ctx context.Context, revision int64, now *clientv3.GetResponse) error {
+	cluster := now.Header.ClusterId
+	if revision != now.Header.Revision {
+		kept, err := lw.countAt(ctx, revision)
+		if err != nil {
+			return err
+		}
+		cluster = kept.Header.ClusterId
+	}
+	return lw.readList(ctx, &pages{revision: revision, serializable: true, cluster: cluster})
+}
+
+// sharedRevisions are the revisions a list after a compaction tries when
+// etcd is at now, oldest first: now rounded down to a multiple of each of
 // listQuanta, then now itself. Readers whose lists start within a quantum
 // of one another read at the same revision.
 func sharedRevisions(now int64) []int64 {
@@ -207,28 +230,14 @@ func sharedRevisions(now int64) []int64 {
 }
 
 // listQuanta are the revision steps sharedRevisions rounds to, coarsest
-// first: the coarsest lets a whole rollout share one list in a quiet
-// cluster; the finer ones still let readers compacted together share one
-// when the coarse revisions are gone.
+// first: the finer ones still let readers compacted together share a
+// revision when the coarser ones are compacted too.
 var listQuanta = []int64{4096, 256, 16}
 
-// listAt reads the whole prefix at revision with serializable requests:
-// the revision is fixed, so any member that has reached it answers the
-// same, and a grpc-proxy caches each page by its request. Pages must come
-// from cluster, the one that answered the count: a proxy's cache outlives
-// the etcd cluster behind it.
-func (lw *ListWatcher) listAt(ctx context.Context, revision int64, cluster uint64) error {
-	return lw.readList(ctx, &pages{revision: revision, serializable: true, cluster: cluster})
-}
-
-// listLinearizable reads the whole prefix at revision with linearizable
-// requests, which a grpc-proxy passes on to etcd.
-func (lw *ListWatcher) listLinearizable(ctx context.Context, revision int64, cluster uint64) error {
-	return lw.readList(ctx, &pages{revision: revision, cluster: cluster})
-}
-
-// readList reads the prefix with p and delivers it as one full update. A
-// failed page is retried from where it stopped up to pageRetries times:
+// readList reads the prefix with p (its revision, how, from which
+// cluster) and delivers it as one full update. Pages must come from the
+// cluster that answered the revision: a proxy's cache outlives the etcd
+// cluster behind it. A failed page is retried from where it stopped up to pageRetries times:
 // under load (thousands of readers listing at once) a list that started
 // over at every failed page would never end. A compacted revision, or a
 // page from another cluster, ends it.

@@ -280,42 +280,56 @@ func TestAFailedListPageIsRetriedWithoutStartingOver(t *testing.T) {
 	}
 }
 
-// firstList starts a ListWatcher of /skydns/ on client and returns the
-// revision of its first full list, once it has delivered it.
-func firstList(t *testing.T, client *clientv3.Client) int64 {
-	t.Helper()
-	rec := startListWatch(t, client, 0)
-	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
-	updates, _, _ := rec.snapshot()
-	if !updates[0].Full {
-		t.Fatalf("the first update is not a full list: %+v", updates[0])
+// fullLists are the revisions of the full lists among updates.
+func fullLists(updates []contract.Update) []int64 {
+	var revisions []int64
+	for _, u := range updates {
+		if u.Full {
+			revisions = append(revisions, u.Revision)
+		}
 	}
-	return updates[0].Revision
+	return revisions
 }
 
-// TestAListReadsAtARoundedRevisionWhileItIsKept: at revision 21 a list
-// reads at 16, the revision readers listing up to 31 share, and watches
-// the rest; once 16 is compacted, the next list reads at the newest.
-func TestAListReadsAtARoundedRevisionWhileItIsKept(t *testing.T) {
-	srv := etcdtest.Start(t)
-	var now int64
-	for i := range 20 {
-		now = srv.Put(t, fmt.Sprintf("/skydns/local/k%02d", i), "v")
-	}
-	if now != 21 {
-		t.Fatalf("etcd at revision %d after 20 puts, want 21", now)
-	}
-	rec := startListWatch(t, srv.Client, 0)
-	polltest.True(t, "every key, the ones after the list's revision watched", func() bool { _, s, n := rec.snapshot(); return s.Synced && n == 20 })
-	if updates, _, _ := rec.snapshot(); updates[0].Revision != 16 || len(updates[0].Events) != 15 {
-		t.Errorf("the first list is at revision %d with %d keys, want 16 with 15", updates[0].Revision, len(updates[0].Events))
-	}
+// TestAListAfterACompactionReadsARoundedRevisionWhileItIsKept: a first
+// list reads etcd's newest revision. A reader cut off at revision 2 while
+// etcd reaches 21 and compacts 12 lists 16, the revision readers
+// re-listing up to 31 share, and watches the rest; with 18 compacted, it
+// lists 21.
+func TestAListAfterACompactionReadsARoundedRevisionWhileItIsKept(t *testing.T) {
+	for _, c := range []struct{ compact, want int64 }{{12, 16}, {18, 21}} {
+		t.Run(fmt.Sprintf("compacted at %d", c.compact), func(t *testing.T) {
+			srv := etcdtest.Start(t)
+			srv.Put(t, "/skydns/local/k00", "v")
+			gate := &etcdtest.Gate{Client: srv.Client}
+			rec := &recorder{}
+			runListWatcher(t, &etcdstore.ListWatcher{
+				Source: gate, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+				RelistJitter: -1, OnUpdate: rec.onUpdate, OnState: rec.onState,
+			})
+			polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
 
-	if _, err := srv.Client.Compact(context.Background(), 18); err != nil {
-		t.Fatal(err)
-	}
-	if rev := firstList(t, srv.Client); rev != now {
-		t.Errorf("with revision 16 compacted, a list reads at %d, want the newest, %d", rev, now)
+			gate.Hold()
+			var now int64
+			for i := 1; i < 20; i++ {
+				now = srv.Put(t, fmt.Sprintf("/skydns/local/k%02d", i), "v")
+			}
+			if now != 21 {
+				t.Fatalf("etcd at revision %d, want 21", now)
+			}
+			if _, err := srv.Client.Compact(context.Background(), c.compact); err != nil {
+				t.Fatal(err)
+			}
+			gate.Release()
+			polltest.True(t, "every key, the ones after the list's revision watched", func() bool {
+				updates, _, n := rec.snapshot()
+				return len(fullLists(updates)) == 2 && n == 20
+			})
+			updates, _, _ := rec.snapshot()
+			if lists := fullLists(updates); lists[0] != 2 || lists[1] != c.want {
+				t.Errorf("full lists at revisions %v, want [2 %d]", lists, c.want)
+			}
+		})
 	}
 }
 
