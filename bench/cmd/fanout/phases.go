@@ -62,25 +62,32 @@ type recovery struct {
 	event       string
 	took        time.Duration
 	current, of int
-	lists       int64     // full lists the readers delivered
-	errors      int64     // reader states carrying an error
-	cache       listCache // list pages the proxies answered or passed on
+	counted     counts
 	usage       []serverUsage
 }
 
 // tally is what the readers and the proxies' caches have counted.
 type tally struct {
-	lists, errors int64
-	cache         map[string]listCache // by proxy
+	lists, errors, timeouts int64                // summed over the readers
+	cache                   map[string]listCache // by proxy
 }
 
-// minus is what was counted after u; its cache is the proxies' together.
-func (t tally) minus(u tally) (lists, errors int64, cache listCache) {
+// counts is what was counted over a stretch of a run.
+type counts struct {
+	lists    int64     // full lists the readers delivered
+	errors   int64     // reader states carrying an error
+	timeouts int64     // of which a request's deadline passed
+	cache    listCache // list pages the proxies answered or passed on
+}
+
+// minus is what was counted after u, the proxies' caches together.
+func (t tally) minus(u tally) counts {
+	d := counts{lists: t.lists - u.lists, errors: t.errors - u.errors, timeouts: t.timeouts - u.timeouts}
 	for name, c := range t.cache {
-		d := c.since(u.cache[name])
-		cache.hits, cache.misses = cache.hits+d.hits, cache.misses+d.misses
+		since := c.since(u.cache[name])
+		d.cache.hits, d.cache.misses = d.cache.hits+since.hits, d.cache.misses+since.misses
 	}
-	return t.lists - u.lists, t.errors - u.errors, cache
+	return d
 }
 
 func (r *run) do(ctx context.Context) error {
@@ -144,7 +151,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
-	_, _, r.result.syncCache = r.counters(ctx).minus(before)
+	r.result.syncCache = r.counters(ctx).minus(before).cache
 	return nil
 }
 
@@ -243,10 +250,9 @@ func (r *run) leaderChange(ctx context.Context) error {
 func (r *run) recover(ctx context.Context, event string, start time.Time, rev int64, u *usage, before tally) error {
 	_ = r.waitCurrent(ctx, rev, r.opts.catchUp) // a reader left behind is a figure, not a failure
 	took := time.Since(start)
-	lists, errors, cache := r.counters(ctx).minus(before)
 	r.result.recovered = append(r.result.recovered, recovery{
 		event: event, took: took, current: r.fleet.current(rev), of: len(r.fleet.readers),
-		lists: lists, errors: errors, cache: cache, usage: u.finish(),
+		counted: r.counters(ctx).minus(before), usage: u.finish(),
 	})
 	return nil
 }
@@ -258,6 +264,7 @@ func (r *run) counters(ctx context.Context) tally {
 	if r.fleet != nil {
 		t.lists = r.fleet.sum(func(x *reader) int64 { return x.lists.Load() })
 		t.errors = r.fleet.sum(func(x *reader) int64 { return x.errors.Load() })
+		t.timeouts = r.fleet.sum(func(x *reader) int64 { return x.timeouts.Load() })
 	}
 	var err error
 	if t.cache, err = r.c.cacheCounts(ctx); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"log/slog"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
@@ -22,13 +25,14 @@ import (
 // revision. It skips what skydns builds from the values (parsing the JSON
 // and the answer tables): 5,000 full copies of the zone do not fit here.
 type reader struct {
-	id      int
-	keys    map[uint64]int64 // touched only by the ListWatcher's goroutine
-	applied atomic.Int64     // the last revision applied
-	lists   atomic.Int64     // full lists delivered
-	errors  atomic.Int64     // State changes carrying an error other than the gate's cut
-	stall   atomic.Pointer[chan struct{}]
-	track   *tracker
+	id       int
+	keys     map[uint64]int64 // touched only by the ListWatcher's goroutine
+	applied  atomic.Int64     // the last revision applied
+	lists    atomic.Int64     // full lists delivered
+	errors   atomic.Int64     // State changes carrying an error other than the gate's cut
+	timeouts atomic.Int64     // those errors that are a request's deadline passing
+	stall    atomic.Pointer[chan struct{}]
+	track    *tracker
 }
 
 var keySeed = maphash.MakeSeed()
@@ -56,9 +60,19 @@ func (r *reader) onUpdate(u contract.Update) {
 }
 
 func (r *reader) onState(s etcdstore.State) {
-	if s.Err != nil && !strings.Contains(s.Err.Error(), "watch channel closed") {
-		r.errors.Add(1)
+	if s.Err == nil || strings.Contains(s.Err.Error(), "watch channel closed") {
+		return
 	}
+	r.errors.Add(1)
+	if timedOut(s.Err) {
+		r.timeouts.Add(1)
+	}
+}
+
+// timedOut says whether err is a request's deadline passing (in the
+// client, or reported by the server), rather than etcd refusing it.
+func timedOut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // fleet is W readers sharing clients, readersPerClient to each, and the

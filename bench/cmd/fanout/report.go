@@ -119,8 +119,8 @@ func idleRSS(r result) map[string]int64 {
 
 func recoveryTable(b *strings.Builder, results []result) {
 	section(b, "Disruptions: time until every reader is current again",
-		"Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request). Gave up: readers not current after the catch-up limit. List pages from the proxies' caches: of the list pages (serializable range requests) the proxies got, those they answered from their caches.",
-		"readers", "proxies", "event", "all current after", "peak member CPU (cores)", "peak member RSS (MB)", "re-lists", "list pages from the proxies' caches", "reader errors", "gave up")
+		"Compaction: every reader's watch is cut off, 2 s of churn is committed and compacted, and the watches are let back: each reader must list again (after its RelistJitter). Peak: the most CPU one etcd member used over a 0.5 s sample. Reader errors: ListWatcher states carrying an error (a refused or failed request), and in brackets those that are a request's deadline passing rather than etcd refusing it. Gave up: readers not current after the catch-up limit. List pages from the proxies' caches: of the list pages (serializable range requests) the proxies got, those they answered from their caches.",
+		"readers", "proxies", "event", "all current after", "peak member CPU (cores)", "peak member RSS (MB)", "re-lists", "list pages from the proxies' caches", "reader errors (timed out)", "gave up")
 	for _, r := range results {
 		for _, rec := range r.recovered {
 			peak, rss := 0.0, int64(0)
@@ -129,8 +129,8 @@ func recoveryTable(b *strings.Builder, results []result) {
 					peak, rss = max(peak, u.peak), max(rss, u.peakRSS)
 				}
 			}
-			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %s | %d | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
-				secs(rec.took), peak, mb(rss), rec.lists, rec.cache, rec.errors, rec.of-rec.current)
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %s | %d (%d) | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
+				secs(rec.took), peak, mb(rss), rec.counted.lists, rec.counted.cache, rec.counted.errors, rec.counted.timeouts, rec.of-rec.current)
 		}
 	}
 	b.WriteString("\n")
