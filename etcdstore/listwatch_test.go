@@ -280,6 +280,20 @@ func TestAFailedListPageIsRetriedWithoutStartingOver(t *testing.T) {
 	}
 }
 
+// startRelistingAtOnce runs a ListWatcher of /skydns/ over src that
+// probes every 100 ms and lists again at once after a compaction, and
+// waits for its first list.
+func startRelistingAtOnce(t *testing.T, src etcdstore.Source) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	runListWatcher(t, &etcdstore.ListWatcher{
+		Source: src, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
+		RelistJitter: -1, OnUpdate: rec.onUpdate, OnState: rec.onState,
+	})
+	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	return rec
+}
+
 // fullLists are the revisions of the full lists among updates.
 func fullLists(updates []contract.Update) []int64 {
 	var revisions []int64
@@ -302,12 +316,7 @@ func TestAListAfterACompactionReadsARoundedRevisionWhileItIsKept(t *testing.T) {
 			srv := etcdtest.Start(t)
 			srv.Put(t, "/skydns/local/k00", "v")
 			gate := &etcdtest.Gate{Client: srv.Client}
-			rec := &recorder{}
-			runListWatcher(t, &etcdstore.ListWatcher{
-				Source: gate, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
-				RelistJitter: -1, OnUpdate: rec.onUpdate, OnState: rec.onState,
-			})
-			polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+			rec := startRelistingAtOnce(t, gate)
 
 			gate.Hold()
 			var now int64

@@ -126,12 +126,7 @@ func TestACompactedRevisionIsListedAgainWithoutAWatchFromIt(t *testing.T) {
 	srv.Put(t, "/skydns/a", "1")
 	gate := &etcdtest.Gate{Client: srv.Client}
 	src := &watchStarts{Source: gate}
-	rec := &recorder{}
-	runListWatcher(t, &etcdstore.ListWatcher{
-		Source: src, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond, RequestTimeout: time.Second,
-		RelistJitter: -1, OnUpdate: rec.onUpdate, OnState: rec.onState,
-	})
-	polltest.True(t, "sync", func() bool { _, s, _ := rec.snapshot(); return s.Synced })
+	rec := startRelistingAtOnce(t, src)
 
 	gate.Hold()
 	srv.Put(t, "/skydns/a", "2")

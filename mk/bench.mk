@@ -19,7 +19,7 @@ bench-dns-tcp: ## the TCP part of bench-dns alone (~4 min); tables in bench/resu
 # changes/s, W in-process etcdstore.ListWatchers; fan-out latency, CPU and memory of each etcd
 # member and proxy, recovery from a compaction, a proxy restart and a leader change, one slow
 # reader. The tables go to bench/results/fan-out.md. See docs/fan-out.md.
-FANOUT_READERS ?= 100,1000
+FANOUT_READERS ?= 100,1000,5000
 FANOUT_PROXIES ?= 2
 FANOUT_FLAGS   ?=
 

@@ -97,7 +97,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.rate, "rate", 100, "Service changes (Txns) per second")
 	fs.DurationVar(&o.churn, "churn", 20*time.Second, "length of the measured churn")
 	fs.DurationVar(&o.slow, "slow", 30*time.Second, "how long the slow reader stops applying")
-	fs.DurationVar(&o.catchUp, "catch-up", 2*time.Minute, "how long readers get to become current before they count as given up")
+	fs.DurationVar(&o.catchUp, "catch-up", 15*time.Minute, "how long readers get to become current before they count as given up")
 	fs.DurationVar(&o.jitter, "relist-jitter", 0, "ListWatcher.RelistJitter (0: its default)")
 	fs.IntVar(&o.listSlots, "list-slots", 64, "readers of this process that list at once (0: no bound)")
 	fs.DurationVar(&o.progressNotify, "progress-notify", time.Second, "etcd's --watch-progress-notify-interval")
