@@ -250,6 +250,7 @@ func (r *run) leaderChange(ctx context.Context) error {
 func (r *run) recover(ctx context.Context, event string, start time.Time, rev int64, u *usage, before tally) error {
 	_ = r.waitCurrent(ctx, rev, r.opts.catchUp) // a reader left behind is a figure, not a failure
 	took := time.Since(start)
+	r.log.Info("reader errors other than timeouts", "event", event, "by_message", r.fleet.others.take())
 	r.result.recovered = append(r.result.recovered, recovery{
 		event: event, took: took, current: r.fleet.current(rev), of: len(r.fleet.readers),
 		counted: r.counters(ctx).minus(before), usage: u.finish(),

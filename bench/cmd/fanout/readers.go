@@ -31,6 +31,7 @@ type reader struct {
 	lists    atomic.Int64     // full lists delivered
 	errors   atomic.Int64     // State changes carrying an error other than the gate's cut
 	timeouts atomic.Int64     // those errors that are a request's deadline passing
+	others   *errorKinds      // the other errors' messages, shared by the fleet
 	stall    atomic.Pointer[chan struct{}]
 	track    *tracker
 }
@@ -66,7 +67,33 @@ func (r *reader) onState(s etcdstore.State) {
 	r.errors.Add(1)
 	if timedOut(s.Err) {
 		r.timeouts.Add(1)
+		return
 	}
+	r.others.add(s.Err)
+}
+
+// errorKinds counts errors by message, for the log.
+type errorKinds struct {
+	mu    sync.Mutex
+	count map[string]int
+}
+
+func (k *errorKinds) add(err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.count == nil {
+		k.count = map[string]int{}
+	}
+	k.count[err.Error()]++
+}
+
+// take returns the counts so far and starts again.
+func (k *errorKinds) take() map[string]int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c := k.count
+	k.count = nil
+	return c
 }
 
 // timedOut says whether err is a request's deadline passing (in the
@@ -79,6 +106,7 @@ func timedOut(err error) bool {
 // gates that can cut them all off from etcd at once.
 type fleet struct {
 	readers []*reader
+	others  errorKinds // the readers' errors other than timeouts
 	clients []*clientv3.Client
 	gates   []*etcdtest.Gate
 	cancel  context.CancelFunc
@@ -104,7 +132,7 @@ func startFleet(n int, o options, endpointsOf func(client int) []string, track *
 			f.clients = append(f.clients, c)
 			f.gates = append(f.gates, &etcdtest.Gate{Client: c})
 		}
-		r := &reader{id: i, track: track}
+		r := &reader{id: i, track: track, others: &f.others}
 		f.readers = append(f.readers, r)
 		lw := &etcdstore.ListWatcher{
 			Source: slots.source(f.gates[len(f.gates)-1]), Prefix: zonePref + "/", RelistJitter: o.jitter,
