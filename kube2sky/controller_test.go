@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/group"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/source"
 	corev1 "k8s.io/api/core/v1"
@@ -184,3 +186,22 @@ func TestAServiceTooBigForOneTxnIsWrittenInSeveral(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestAFailingGroupIsRetriedAtMostTwoSecondsApart: after any number of
+// failures (an etcd outage) a group's next reconcile is at most
+// maxRetryGap away, so a change made during the outage is written soon
+// after etcd returns; the first retries come sooner.
+func TestAFailingGroupIsRetriedAtMostTwoSecondsApart(t *testing.T) {
+	limiter := retryLimiter()
+	key := group.Key{Name: "default/web"}
+	var gaps []time.Duration
+	for range 40 {
+		gaps = append(gaps, limiter.When(key))
+	}
+	if gaps[0] != 100*time.Millisecond || gaps[1] != 200*time.Millisecond {
+		t.Errorf("first retries after %v and %v, want 100ms and 200ms", gaps[0], gaps[1])
+	}
+	if last := gaps[len(gaps)-1]; last != maxRetryGap {
+		t.Errorf("after 40 failures the retry is %v away, want %v", last, maxRetryGap)
+	}
+}

@@ -76,9 +76,7 @@ func New(cfg Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog
 		triggers:       newTriggers(),
 		resyncRequests: make(chan chan error),
 	}
-	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[group.Key](100*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[group.Key]{})
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(retryLimiter(), workqueue.TypedRateLimitingQueueConfig[group.Key]{})
 	c.metrics = newMetrics(func() float64 { return float64(c.queue.Len()) })
 	store := registry.NewStore(etcd, cfg.Etcd.RequestTimeout, cfg.MaxTxnOps-1)
 	probe := registry.NewProbe(store, cfg.electionPrefix(), cfg.probeInterval, c.metrics.etcdReachable, log)
@@ -142,6 +140,18 @@ func (c *Controller) work(ctx context.Context) {
 		c.queue.Done(key)
 	}
 }
+
+// retryLimiter spaces the retries of a group whose reconcile failed: 100
+// ms doubling, at most maxRetryGap apart. A group that failed through an
+// etcd outage is retried within maxRetryGap of etcd's return, so a change
+// made during the outage reaches DNS that soon after it; the workers,
+// one group at a time each, bound the load the retries put on etcd.
+func retryLimiter() workqueue.TypedRateLimiter[group.Key] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[group.Key](100*time.Millisecond, maxRetryGap)
+}
+
+// maxRetryGap is the longest wait between two reconciles of a failing group.
+const maxRetryGap = 2 * time.Second
 
 // process reconciles one group once this replica leads.
 func (c *Controller) process(ctx context.Context, key group.Key) {
