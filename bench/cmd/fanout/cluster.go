@@ -4,19 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/kubeproc"
 	"github.com/kubesky/kubesky/internal/poll"
 )
@@ -247,17 +244,14 @@ func freePort() (int, error) {
 type listCache struct{ hits, misses float64 }
 
 // cacheCounts reads each proxy's cache counters from its /proxy/metrics.
-func (c *cluster) cacheCounts(ctx context.Context) (map[string]listCache, error) {
+func (c *cluster) cacheCounts() (map[string]listCache, error) {
 	counts := map[string]listCache{}
 	for _, p := range c.proxies {
-		families, err := scrape(ctx, p.url+"/proxy/metrics")
+		m, err := harness.ScrapeMetrics(p.url + "/proxy/metrics")
 		if err != nil {
 			return counts, fmt.Errorf("%s: %w", p.name, err)
 		}
-		counts[p.name] = listCache{
-			hits:   gaugeValue(families, "etcd_grpc_proxy_cache_hits_total"),
-			misses: gaugeValue(families, "etcd_grpc_proxy_cache_misses_total"),
-		}
+		counts[p.name] = listCache{hits: m["etcd_grpc_proxy_cache_hits_total"], misses: m["etcd_grpc_proxy_cache_misses_total"]}
 	}
 	return counts, nil
 }
@@ -269,32 +263,4 @@ func (c listCache) since(before listCache) listCache {
 		return c
 	}
 	return listCache{hits: c.hits - before.hits, misses: c.misses - before.misses}
-}
-
-// scrape reads the Prometheus text exposition at url.
-func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	return parser.TextToMetricFamilies(resp.Body)
-}
-
-// gaugeValue is the value of the first series of a gauge family, 0 if absent.
-func gaugeValue(families map[string]*dto.MetricFamily, name string) float64 {
-	if f, ok := families[name]; ok && len(f.GetMetric()) > 0 {
-		return f.GetMetric()[0].GetGauge().GetValue()
-	}
-	return 0
 }

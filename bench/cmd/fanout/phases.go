@@ -136,7 +136,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		}
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
-	before := r.counters(ctx)
+	before := r.counters()
 	start := time.Now()
 	f, err := startFleet(r.setup.readers, r.opts, endpointsOf, r.track, r.readerLog)
 	if err != nil {
@@ -151,7 +151,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
-	r.result.syncCache = r.counters(ctx).minus(before).cache
+	r.result.syncCache = r.counters().minus(before).cache
 	return nil
 }
 
@@ -195,7 +195,7 @@ func (r *run) slowReaderPhase(ctx context.Context) error {
 // lets the readers back: each must list again.
 func (r *run) compaction(ctx context.Context) error {
 	u := measure(r.c.servers())
-	before := r.counters(ctx)
+	before := r.counters()
 	r.fleet.hold()
 	if _, err := r.churnFor(ctx, 2*time.Second, false); err != nil {
 		return err
@@ -219,7 +219,7 @@ func (r *run) proxyRestart(ctx context.Context) error {
 		return nil
 	}
 	u := measure(r.c.servers())
-	before := r.counters(ctx)
+	before := r.counters()
 	start := time.Now()
 	if err := r.c.restart(ctx, r.c.proxies[0]); err != nil {
 		return err
@@ -234,7 +234,7 @@ func (r *run) proxyRestart(ctx context.Context) error {
 // leaderChange moves etcd's leadership to another member.
 func (r *run) leaderChange(ctx context.Context) error {
 	u := measure(r.c.servers())
-	before := r.counters(ctx)
+	before := r.counters()
 	start := time.Now()
 	if _, err := r.c.moveLeader(ctx); err != nil {
 		return err
@@ -253,14 +253,14 @@ func (r *run) recover(ctx context.Context, event string, start time.Time, rev in
 	r.log.Info("reader errors other than timeouts", "event", event, "by_message", r.fleet.others.take())
 	r.result.recovered = append(r.result.recovered, recovery{
 		event: event, took: took, current: r.fleet.current(rev), of: len(r.fleet.readers),
-		counted: r.counters(ctx).minus(before), usage: u.finish(),
+		counted: r.counters().minus(before), usage: u.finish(),
 	})
 	return nil
 }
 
 // counters reads the tally now; the proxies' caches count as 0 where
 // their metrics cannot be read (logged).
-func (r *run) counters(ctx context.Context) tally {
+func (r *run) counters() tally {
 	var t tally
 	if r.fleet != nil {
 		t.lists = r.fleet.sum(func(x *reader) int64 { return x.lists.Load() })
@@ -268,7 +268,7 @@ func (r *run) counters(ctx context.Context) tally {
 		t.timeouts = r.fleet.sum(func(x *reader) int64 { return x.timeouts.Load() })
 	}
 	var err error
-	if t.cache, err = r.c.cacheCounts(ctx); err != nil {
+	if t.cache, err = r.c.cacheCounts(); err != nil {
 		r.log.Warn("reading the proxies' cache counters", "err", err)
 	}
 	return t
