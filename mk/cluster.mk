@@ -5,7 +5,10 @@
 # IP_FAMILY: ipv4 or ipv6, the one family of every Service, pod and node address.
 NODES ?=
 IP_FAMILY ?= ipv4
-CLUSTER_GO_TEST = KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
+# CLUSTER_LOCK: one cluster at a time on a machine (the namespaces, cgroups and containerd
+# root have fixed names); a second run waits for the first instead of breaking it.
+CLUSTER_LOCK := flock /run/kubesky-cluster.lock
+CLUSTER_GO_TEST = $(CLUSTER_LOCK) env KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 # Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
 # [Feature:PerformanceDNS]; TestConformance skips only those that need the internet or a cloud.
@@ -17,7 +20,7 @@ TOPOLOGY ?= per-pod
 .PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
-	@exec $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
+	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
 
 # with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
 with_ticker = start=$$(date +%s); \
