@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kubesky/kubesky/internal/gotool"
 )
 
 // ourBinaries are the commands whose flags the deploy files, compose files
@@ -97,7 +99,7 @@ func (f *flagSets) build() {
 	for _, b := range ourBinaries {
 		args = append(args, "./cmd/"+b)
 	}
-	cmd := exec.Command("go", args...)
+	cmd := gotool.Command(args...)
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		f.err = fmt.Errorf("go build: %v\n%s", err, out)

@@ -17,7 +17,7 @@ CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
 # for make cluster and the conformance targets.
 TOPOLOGY ?= per-pod
 
-.PHONY: cluster cluster-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
+.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
@@ -50,8 +50,11 @@ test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster, every
 	@$(call with_ticker,integration/tools/build.sh helm)
 	$(CLUSTER_GO_TEST) -timeout 30m -run '^TestHelm(NodeLocal)?$$' ./cluster/clustertest/
 
-conformance: build cluster-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root; TOPOLOGY=per-pod|shared)
+# conformance-tools builds e2e.test, Kubernetes' e2e suite (once).
+conformance-tools:
 	@$(call with_ticker,integration/tools/build.sh conformance)
+
+conformance: build cluster-tools conformance-tools ## Kubernetes' [sig-network] DNS [Conformance] e2e tests against the real cluster (root; TOPOLOGY=per-pod|shared)
 	KUBESKY_CONFORMANCE_FOCUS='$(CONFORMANCE_FOCUS)' KUBESKY_CONFORMANCE_TOPOLOGY=$(TOPOLOGY) $(CLUSTER_GO_TEST) -timeout 45m -run '^TestConformance$$' ./cluster/clustertest/
 
 conformance-full: ## every [sig-network] DNS e2e test that can run offline, [Slow], [Serial] and [Feature:PerformanceDNS] too (root; TOPOLOGY=per-pod|shared)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubesky/kubesky/internal/gotool"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -33,7 +34,7 @@ func buildDnstap(t *testing.T) string {
 			return
 		}
 		dnstapBinary.path = filepath.Join(dir, "dnstap")
-		out, err := exec.Command("go", "build", "-o", dnstapBinary.path, "github.com/dnstap/golang-dnstap/dnstap").CombinedOutput()
+		out, err := gotool.Command("build", "-o", dnstapBinary.path, "github.com/dnstap/golang-dnstap/dnstap").CombinedOutput()
 		if err != nil {
 			dnstapBinary.err = fmt.Errorf("go build dnstap: %v\n%s", err, out)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubesky/kubesky/bench/fixed"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/gotool"
 	"github.com/kubesky/kubesky/internal/kubeproc"
 	"github.com/kubesky/kubesky/internal/poll"
 )
@@ -111,7 +112,7 @@ func query(addr string) error {
 func buildHelper(t *testing.T, dir string) string {
 	t.Helper()
 	helper := filepath.Join(dir, "helper.test")
-	build := exec.Command("go", "test", "-c", "-o", helper, ".")
+	build := gotool.Command("test", "-c", "-o", helper, ".")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the helper: %v\n%s", err, b)
 	}

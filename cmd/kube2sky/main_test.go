@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/gotool"
 )
 
 // binary is the kube2sky command built once for every test, stamped with
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "kube2sky")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/kubesky/kubesky/internal/version.Version="+testVersion+
+	build := gotool.Command("build", "-ldflags", "-X github.com/kubesky/kubesky/internal/version.Version="+testVersion+
 		" -X github.com/kubesky/kubesky/internal/version.revision="+testRevision, "-o", binary, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

@@ -54,14 +54,22 @@ up_to_date() {
 	done
 }
 
-# build NAME [LDFLAGS [PACKAGE]] builds PACKAGE (default ./cmd/NAME) into
-# $bin/NAME, replacing it atomically.
+# build LDFLAGS PACKAGE... builds every PACKAGE (a main package; ./cmd/NAME
+# for a name) into $bin/, in one go build: the linker of one runs while
+# the compiler works on the others. Each binary replaces its old one
+# atomically. -X flags for a package a binary does not link are ignored.
 build() {
-	local name="$1" ldflags="${2:-}" pkg="${3:-./cmd/$1}" start=$SECONDS
+	local ldflags="$1" start=$SECONDS tmp pkg name
+	shift
+	tmp="$(mktemp -d "$bin/.build.XXXXXX")"
 	CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-		-ldflags "-s -w $ldflags" -o "$bin/.$name.tmp" "$pkg"
-	mv -f "$bin/.$name.tmp" "$bin/$name"
-	echo "  $name done in $((SECONDS - start))s"
+		-ldflags "-s -w $ldflags" -o "$tmp/" "$@"
+	for pkg in "$@"; do
+		name="${pkg##*/}"
+		mv -f "$tmp/$name" "$bin/$name"
+	done
+	rmdir "$tmp"
+	echo "  ${*##*/} done in $((SECONDS - start))s"
 }
 
 # build_test NAME LDFLAGS PACKAGE compiles PACKAGE's tests into $bin/NAME.
@@ -91,20 +99,13 @@ k8s_ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:0
 
 case "$set_name" in
 servers)
-	echo "building etcd and etcdctl $etcd_version..."
-	build etcd
-	build etcdctl
-	echo "building kube-apiserver $k8s_version (first build takes ~6 min on 2 cores)..."
-	build kube-apiserver "$k8s_ldflags"
-	echo "building kube-controller-manager $k8s_version (first build takes ~2 min more)..."
-	build kube-controller-manager "$k8s_ldflags"
+	echo "building etcd and etcdctl $etcd_version, kube-apiserver and kube-controller-manager $k8s_version (first build takes ~8 min on 2 cores)..."
+	build "$k8s_ldflags" ./cmd/etcd ./cmd/etcdctl ./cmd/kube-apiserver ./cmd/kube-controller-manager
 	;;
 node)
 	echo "building kubelet, kube-proxy, kube-scheduler, kubectl and agnhost $k8s_version..."
-	for name in kubelet kube-proxy kube-scheduler kubectl; do
-		build "$name" "$k8s_ldflags"
-	done
-	build agnhost "" k8s.io/kubernetes/test/images/agnhost
+	build "$k8s_ldflags" ./cmd/kubelet ./cmd/kube-proxy ./cmd/kube-scheduler ./cmd/kubectl \
+		k8s.io/kubernetes/test/images/agnhost
 	;;
 conformance)
 	echo "building the e2e suite's sig-network tests $k8s_version (first build takes minutes)..."
@@ -113,8 +114,8 @@ conformance)
 helm)
 	helm_version="$(go list -m -f '{{.Version}}' helm.sh/helm/v3)"
 	echo "building helm $helm_version..."
-	build helm "-X helm.sh/helm/v3/internal/version.version=$helm_version" helm.sh/helm/v3/cmd/helm
-	build kubectl "$k8s_ldflags"
+	build "-X helm.sh/helm/v3/internal/version.version=$helm_version $k8s_ldflags" \
+		helm.sh/helm/v3/cmd/helm ./cmd/kubectl
 	;;
 esac
 
