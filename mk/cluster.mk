@@ -17,6 +17,12 @@ CONFORMANCE_FULL_FOCUS := \[sig-network\] (DNS|\[Feature:PerformanceDNS\])
 # for make cluster and the conformance targets.
 TOPOLOGY ?= per-pod
 
+# WITH_CONFORMANCE=1: test-cluster and test-node-local first run the DNS conformance e2e tests
+# (CONFORMANCE_FOCUS) in their own cluster, what `make conformance` does in a cluster of its own.
+WITH_CONFORMANCE ?=
+CLUSTER_CONFORMANCE = $(if $(WITH_CONFORMANCE),KUBESKY_CLUSTER_CONFORMANCE='$(CONFORMANCE_FOCUS)')
+CLUSTER_TIMEOUT = $(if $(WITH_CONFORMANCE),45m,20m)
+
 .PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
@@ -34,14 +40,14 @@ cluster-tools: coredns
 cluster-clean: build ## remove what a crashed `make cluster` left (processes, cgroups, the namespace)
 	$(BIN)/kubesky-cluster clean --repo .
 
-test-cluster: build cluster-tools ## the real cluster (NODES=3): lookups from pods (busybox and glibc), a kubesky pod deleted and a node drained under load, the host left as it was (root)
-	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestCluster$$' ./cluster/clustertest/
+test-cluster: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## the real cluster (NODES=3): lookups from pods (busybox and glibc), a kubesky pod deleted and a node drained under load, the host left as it was (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
+	$(CLUSTER_CONFORMANCE) $(CLUSTER_GO_TEST) -timeout $(CLUSTER_TIMEOUT) -run '^TestCluster$$' ./cluster/clustertest/
 
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
 
-test-node-local: build cluster-tools ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update and kill -9 of each skydns of a node under 50 glibc lookups/s (none may fail or take 1 s) (root)
-	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestNodeLocal$$' ./cluster/clustertest/
+test-node-local: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update and kill -9 of each skydns of a node under 50 glibc lookups/s (none may fail or take 1 s) (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
+	$(CLUSTER_CONFORMANCE) $(CLUSTER_GO_TEST) -timeout $(CLUSTER_TIMEOUT) -run '^TestNodeLocal$$' ./cluster/clustertest/
 
 bench-node-local: build cluster-tools ## deploy/node-local's skydns against CoreDNS as NodeLocal DNSCache in one real cluster (NODES=3): latency cold and warm, propagation, rollout, kill -9, the conntrack race, memory; writes bench/results/node-local.md (root, ~15 min)
 	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 40m -run '^TestNodeLocalComparison$$' ./cluster/clustertest/

@@ -24,6 +24,7 @@ const (
 
 func TestCluster(t *testing.T) {
 	c := startCluster(t, cluster.TopologyPerPod)
+	conformanceFirst(t, c)
 	workload, err := os.ReadFile("testdata/workload.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,31 @@ func TestConformance(t *testing.T) {
 	}
 	c := startTopology(t, os.Getenv("KUBESKY_CONFORMANCE_TOPOLOGY"))
 	checkIPFamily(t, c)
+	runConformance(t, c, focus)
+}
+
+// conformanceFirst runs the e2e specs KUBESKY_CLUSTER_CONFORMANCE selects
+// as the first subtest of a topology's test, in its cluster (make
+// test-cluster or test-node-local WITH_CONFORMANCE=1): CI checks both
+// with one cluster each instead of two. Without it, it says so and
+// returns.
+func conformanceFirst(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	focus := os.Getenv("KUBESKY_CLUSTER_CONFORMANCE")
+	if focus == "" {
+		t.Log("Kubernetes' DNS e2e tests not run in this cluster: make conformance runs them, or WITH_CONFORMANCE=1")
+		return
+	}
+	t.Run("Kubernetes' DNS e2e tests pass first", func(t *testing.T) {
+		checkIPFamily(t, c)
+		runConformance(t, c, focus)
+	})
+}
+
+// runConformance runs bin/e2e.test's specs matching focus against c and
+// fails the test unless every one that ran passed.
+func runConformance(t *testing.T, c *cluster.Cluster, focus string) {
+	t.Helper()
 	e2e, err := filepath.Abs(filepath.Join(c.Cfg().BinDir, "e2e.test"))
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ var nodeLocalContainers = map[string]string{"skydns-a": "9253", "skydns-b": "925
 // resolver resolving 50 times a second on that node.
 func TestNodeLocal(t *testing.T) {
 	c := startCluster(t, cluster.TopologyNodeLocal)
+	conformanceFirst(t, c)
 	tools := buildLookups(t, c)
 	createService(t, c, "web")
 	polltest.Every(t, time.Minute, apiPoll, "web resolving", func() error { return resolves(t, c, "web.default.svc.cluster.local.") })
