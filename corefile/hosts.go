@@ -1,0 +1,138 @@
+package corefile
+
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/kubesky/kubesky/kube2sky/records"
+)
+
+// etcHosts is the file the hosts plugin reads when it names none.
+const etcHosts = "/etc/hosts"
+
+func (t *translator) hosts(s server, u use) {
+	if len(u.args) > 0 && u.args[0] != etcHosts {
+		t.refuse(u.at(), "kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file "+u.args[0])
+		return
+	}
+	zones := s.zones
+	if len(u.args) > 1 {
+		zones = u.args[1:]
+	}
+	var entries []option
+	fallthrough_ := false
+	for _, o := range u.options {
+		if _, err := netip.ParseAddr(o.name); err == nil {
+			entries = append(entries, o)
+			continue
+		}
+		fallthrough_ = fallthrough_ || o.name == "fallthrough"
+		t.hostsOption(o)
+	}
+	domain, why := hostsDomain(zones, entries, t.cluster)
+	if why == "" && !fallthrough_ && domain != "" && zones[0] == "." {
+		why = "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot"
+	}
+	if why != "" {
+		t.refuse(u.at(), why)
+		return
+	}
+	t.hostEntries(u, entries, domain)
+}
+
+// hostsDomain is the one domain every entry's names are under: the hosts
+// plugin's zone, or the parent of its first name when the zone is the
+// root. It must be outside skydns's own zones.
+func hostsDomain(zones []string, entries []option, cluster string) (string, string) {
+	if len(entries) == 0 {
+		return "", ""
+	}
+	if len(zones) != 1 {
+		return "", "kube2sky serves host entries under one domain (--hosts-domain), not " + strings.Join(zones, " ")
+	}
+	domain, why := normalZone(zones[0])
+	if why != "" {
+		return "", zones[0] + ": " + why
+	}
+	if domain == "." {
+		_, parent, _ := strings.Cut(strings.ToLower(strings.TrimSuffix(entries[0].args[0], ".")), ".")
+		if domain, why = normalZone(parent); parent == "" || why != "" {
+			return "", "kube2sky serves host entries under one domain: name " + entries[0].args[0] + " in full"
+		}
+	}
+	if domain == cluster || strings.HasSuffix(domain, "."+cluster) || isReverse(domain) || strings.HasSuffix(cluster, "."+domain) {
+		return "", "kube2sky serves host entries under a domain outside " + cluster + " and the reverse zones, not " + domain
+	}
+	return domain, ""
+}
+
+// hostEntries uses or refuses each inline entry; the entries kube2sky can
+// serve go into Plan.Hosts.
+func (t *translator) hostEntries(u use, entries []option, domain string) {
+	if len(entries) == 0 {
+		t.ignore(u.at(), "no inline entries: the pod's own "+etcHosts+" is not served")
+		return
+	}
+	refused := false
+	var text strings.Builder
+	for _, e := range entries {
+		if why := hostNames(e.args, domain); why != "" {
+			t.refuse(e.at(u.name), why)
+			refused = true
+			continue
+		}
+		t.use(e.at(u.name), "A or AAAA for these names, and a PTR for the address")
+		text.WriteString(e.name + " " + strings.Join(e.args, " ") + "\n")
+	}
+	if refused {
+		return
+	}
+	t.plan.Hosts += text.String()
+	t.use(u.at(), "the entries go in the ConfigMap kube2sky's --hosts-configmap names (Plan.Hosts); names under "+domain+
+		" no entry lists answer NXDOMAIN; the records get kube2sky's --ttl and are also served under hosts."+t.cluster,
+		k2s("hosts-domain", strings.TrimSuffix(domain, ".")), sky("zone", domain))
+}
+
+// hostNames says why kube2sky cannot serve an entry's names under domain.
+func hostNames(names []string, domain string) string {
+	if len(names) == 0 {
+		return "an address without a name"
+	}
+	for _, n := range names {
+		name := strings.ToLower(strings.TrimSuffix(n, "."))
+		switch {
+		case strings.HasPrefix(name, "*."):
+			return "kube2sky serves no wildcard host names: " + n
+		case !records.ValidDomain(name):
+			return n + " is not a host name (letters, digits, hyphens and dots)"
+		case !strings.HasSuffix(name+".", "."+domain):
+			return n + " is not under " + domain + ", the one domain kube2sky serves host entries under"
+		}
+	}
+	return ""
+}
+
+// hostsIgnored and hostsRefused are the hosts plugin's options that
+// change nothing kubesky answers, and those kubesky lacks, with why.
+var (
+	hostsIgnored = map[string]string{
+		"reload": "kube2sky watches the hosts ConfigMap: edits are served within a second",
+		"ttl":    "kube2sky gives host records the Services' TTL (its --ttl)",
+	}
+	hostsRefused = map[string]string{
+		"no_reverse":              "kube2sky writes a PTR for every host address",
+		"fallthrough_unsupported": "skydns answers NODATA for a host name's other types",
+	}
+)
+
+func (t *translator) hostsOption(o option) {
+	a := o.at("hosts")
+	if t.listed(a, o.name, hostsIgnored, hostsRefused) {
+		return
+	}
+	if o.name == "fallthrough" {
+		t.use(a, "names outside the host domain go on to the next zone or the upstreams")
+		return
+	}
+	t.unknownOption("hosts", o)
+}
