@@ -35,6 +35,7 @@ func Check(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer
 	fs := pflag.NewFlagSet(prog+" corefile check", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&opts.ClusterZone, "cluster-zone", opts.ClusterZone, "the cluster domain, when no kubernetes plugin names one (NodeLocal DNSCache's Corefile)")
+	fs.StringVar(&opts.HostsConfigMap, "hosts-configmap", opts.HostsConfigMap, "namespace/name of the ConfigMap to hold the hosts plugins' inline entries, for kube2sky --hosts-configmap")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, pflag.ErrHelp):

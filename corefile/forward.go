@@ -25,6 +25,10 @@ func (t *translator) forward(s server, u use) {
 		}
 		domains = []string{zone}
 	}
+	if len(domains) == 0 {
+		t.ignoreUse(u, "its server block is refused")
+		return
+	}
 	servername := tlsServerName(u.options)
 	own := false
 	for _, d := range domains {
@@ -108,7 +112,7 @@ func checkUpstream(addr string) (string, string) {
 	cfg := forward.DefaultConfig()
 	cfg.Upstreams = []string{addr}
 	if err := cfg.Validate(); err != nil {
-		return "", "skydns takes IP addresses: " + err.Error()
+		return "", "not an upstream skydns takes: " + err.Error()
 	}
 	return addr, ""
 }

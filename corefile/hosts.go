@@ -29,24 +29,29 @@ func (t *translator) hosts(s server, u use) {
 		fallthrough_ = fallthrough_ || o.name == "fallthrough"
 		t.hostsOption(o)
 	}
-	domain, why := hostsDomain(zones, entries, t.cluster)
-	if why == "" && !fallthrough_ && domain != "" && zones[0] == "." {
-		why = "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot"
+	if len(entries) == 0 {
+		t.ignore(u.at(), "no inline entries: the pod's own "+etcHosts+" is not served")
+		return
 	}
+	domain, why := hostsDomain(zones, entries, t.cluster)
 	if why != "" {
 		t.refuse(u.at(), why)
 		return
 	}
 	t.hostEntries(u, entries, domain)
+	if !fallthrough_ && zones[0] == "." {
+		t.refuse(u.at(), "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot")
+		return
+	}
+	t.use(u.at(), "kube2sky serves the entries from the ConfigMap "+t.hostsConfigMap+" (its data below); names under "+domain+
+		" no entry lists answer NXDOMAIN; the records get kube2sky's --ttl and are also served under hosts."+t.cluster,
+		k2s("hosts-configmap", t.hostsConfigMap), k2s("hosts-domain", strings.TrimSuffix(domain, ".")), sky("zone", domain))
 }
 
 // hostsDomain is the one domain every entry's names are under: the hosts
 // plugin's zone, or the parent of its first name when the zone is the
 // root. It must be outside skydns's own zones.
 func hostsDomain(zones []string, entries []option, cluster string) (string, string) {
-	if len(entries) == 0 {
-		return "", ""
-	}
 	if len(zones) != 1 {
 		return "", "kube2sky serves host entries under one domain (--hosts-domain), not " + strings.Join(zones, " ")
 	}
@@ -66,31 +71,23 @@ func hostsDomain(zones []string, entries []option, cluster string) (string, stri
 	return domain, ""
 }
 
-// hostEntries uses or refuses each inline entry; the entries kube2sky can
-// serve go into Plan.Hosts.
+// hostEntries uses or refuses each inline entry; when kube2sky can serve
+// them all, they go into Plan.Hosts.
 func (t *translator) hostEntries(u use, entries []option, domain string) {
-	if len(entries) == 0 {
-		t.ignore(u.at(), "no inline entries: the pod's own "+etcHosts+" is not served")
-		return
-	}
-	refused := false
+	ok := true
 	var text strings.Builder
 	for _, e := range entries {
 		if why := hostNames(e.args, domain); why != "" {
 			t.refuse(e.at(u.name), why)
-			refused = true
+			ok = false
 			continue
 		}
 		t.use(e.at(u.name), "A or AAAA for these names, and a PTR for the address")
 		text.WriteString(e.name + " " + strings.Join(e.args, " ") + "\n")
 	}
-	if refused {
-		return
+	if ok {
+		t.plan.Hosts += text.String()
 	}
-	t.plan.Hosts += text.String()
-	t.use(u.at(), "the entries go in the ConfigMap kube2sky's --hosts-configmap names (Plan.Hosts); names under "+domain+
-		" no entry lists answer NXDOMAIN; the records get kube2sky's --ttl and are also served under hosts."+t.cluster,
-		k2s("hosts-domain", strings.TrimSuffix(domain, ".")), sky("zone", domain))
 }
 
 // hostNames says why kube2sky cannot serve an entry's names under domain.

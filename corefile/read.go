@@ -16,10 +16,16 @@ type Options struct {
 	// ClusterZone is the cluster domain when no kubernetes plugin names
 	// one, as in NodeLocal DNSCache's Corefile ("cluster.local.").
 	ClusterZone string
+	// HostsConfigMap is the "namespace/name" of the ConfigMap that is to
+	// hold the hosts plugins' inline entries (Plan.Hosts), for kube2sky's
+	// --hosts-configmap.
+	HostsConfigMap string
 }
 
 // DefaultOptions returns the options kubesky's daemons default to.
-func DefaultOptions() Options { return Options{ClusterZone: "cluster.local."} }
+func DefaultOptions() Options {
+	return Options{ClusterZone: "cluster.local.", HostsConfigMap: "kube-system/kubesky-hosts"}
+}
 
 // Read parses a Corefile with CoreDNS's own grammar and translates it. The
 // error is for a Corefile that does not parse (it names the line); a
@@ -34,7 +40,7 @@ func Read(file string, text []byte, opts Options) (*Plan, error) {
 	if len(blocks) == 0 {
 		return nil, fmt.Errorf("%s: not a Corefile: no server block", file)
 	}
-	t := &translator{plan: &Plan{File: file}, seen: map[string]bool{}}
+	t := &translator{plan: &Plan{File: file}, seen: map[string]bool{}, hostsConfigMap: opts.HostsConfigMap}
 	t.cluster = clusterZone(blocks, opts)
 	lines := blockLines(file, text)
 	for i, b := range blocks {

@@ -124,7 +124,7 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 		{"an unknown option", ".:53 {\n  forward . 8.8.8.8 {\n    except example.org\n  }\n}\n",
 			"Corefile:3: except example.org: refused: skydns forwards every name outside its zones"},
 		{"a name as upstream", ".:53 {\n  forward . dns.example.org\n}\n",
-			"Corefile:2: forward . dns.example.org: refused: dns.example.org: skydns takes IP addresses"},
+			"Corefile:2: forward . dns.example.org: refused: dns.example.org: not an upstream skydns takes: --upstream \"dns.example.org\": not an IP address"},
 		{"a second cluster domain", ".:53 {\n  kubernetes cluster.local other.local\n}\n",
 			"Corefile:2: kubernetes cluster.local other.local: refused: kube2sky writes one cluster domain, cluster.local., not also other.local."},
 		{"two cache TTLs", ".:53 {\n  forward . 8.8.8.8\n  cache 30\n}\nexample.org {\n  forward . 10.0.0.1\n  cache 60\n}\n",
@@ -212,5 +212,20 @@ func TestTheClusterZoneOptionServesNodeLocalDNSCachesOwnDomain(t *testing.T) {
 	p, _ = Read("Corefile", corefile, DefaultOptions())
 	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "force_tcp") {
 		t.Fatalf("with cluster.local the k8s.example block is a stub domain and force_tcp is refused; Err() = %v", err)
+	}
+}
+
+func TestEveryLineOfARefusedServerBlockIsStillReported(t *testing.T) {
+	p, err := Read("Corefile", []byte("tls://.:853 {\n  forward . 8.8.8.8 {\n    max_concurrent 10\n  }\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[int]Verdict{1: Refused, 2: Ignored, 3: Ignored} {
+		if it := p.Items[line-1]; it.Line != line || it.Verdict != want {
+			t.Errorf("line %d: %+v, want %s", line, it, want)
+		}
+	}
+	if len(p.Settings) != 2 { // --rotate=false and --cache-size=0, CoreDNS's defaults
+		t.Errorf("settings %+v from a refused block", p.Settings)
 	}
 }

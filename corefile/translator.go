@@ -30,6 +30,8 @@ type translator struct {
 	// seen are the directives present in some block, and the kubernetes
 	// plugin's options ("kubernetes ttl").
 	seen map[string]bool
+	// hostsConfigMap is Options.HostsConfigMap.
+	hostsConfigMap string
 }
 
 func (t *translator) add(a at, v Verdict, text string) {
