@@ -24,7 +24,7 @@ var quiet = map[string]string{
 	"errors":     "skydns logs its own errors (--log-queries=error also logs every failed answer)",
 	"ready":      "skydns serves /readyz on its --http-addr",
 	"prometheus": "skydns serves /metrics on its --http-addr, named skydns_*",
-	"reload":     "skydns --corefile reads the Corefile at start, a change applies at its next restart; records and live settings in etcd apply at once",
+	"reload":     "skydns --corefile reads the Corefile every 5s and applies a change of upstreams, stub domains, ACL or cache size whole; others need a restart",
 	"loop":       "skydns never forwards to itself: the /etc/resolv.conf nameservers that are skydns's own addresses are skipped",
 	"bind":       "skydns listens on --dns-addr (node-local: also --node-local-interface), set where it is deployed",
 	"cancel":     "skydns bounds every forwarded query by --forward-deadline",

@@ -1,12 +1,22 @@
 package skydns
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
+	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // writeCorefile writes text to a Corefile in a temporary directory.
@@ -86,5 +96,114 @@ func TestARefusedCorefileStopsSkydnsWithOneLine(t *testing.T) {
 func TestAMissingCorefileIsAnError(t *testing.T) {
 	if _, err := parse("--corefile=/nonexistent/Corefile"); err == nil || !strings.HasPrefix(err.Error(), "--corefile: open /nonexistent/Corefile") {
 		t.Fatalf("Parse: %v", err)
+	}
+}
+
+// replaceCorefile writes text to path in one rename, as a ConfigMap volume
+// changes its files.
+func replaceCorefile(t *testing.T, path, text string) {
+	t.Helper()
+	next := path + ".next"
+	if err := os.WriteFile(next, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAReloadIsJudgedWhole(t *testing.T) {
+	start := ".:53 {\n  kubernetes cluster.local {\n    ttl 30\n  }\n  forward . 192.0.2.1\n}\n"
+	cases := []struct {
+		name, corefile string
+		args           []string
+		upstreams      []string
+		stubs          []string
+		want           string
+	}{
+		{"new upstreams", strings.Replace(start, "192.0.2.1", "192.0.2.2 192.0.2.3:5353", 1), nil,
+			[]string{"192.0.2.2", "192.0.2.3:5353"}, nil, ""},
+		{"a stub domain added", start + "corp.example {\n  forward . 10.0.0.53\n}\n", nil,
+			[]string{"192.0.2.1"}, []string{"corp.example=10.0.0.53"}, ""},
+		{"the upstreams back to /etc/resolv.conf", strings.Replace(start, "192.0.2.1", "/etc/resolv.conf", 1), nil,
+			nil, nil, ""},
+		{"another TTL", strings.Replace(start, "ttl 30", "ttl 10", 1), nil,
+			nil, nil, "changing --ttl needs a restart of skydns"},
+		{"a refused plugin", strings.Replace(start, "  forward", "  rewrite name a b\n  forward", 1), nil,
+			nil, nil, `:5: rewrite name a b: refused: kubesky has no equivalent of CoreDNS's rewrite plugin`},
+		{"a flag the command line gives", start + "corp.example {\n  forward . 10.0.0.53\n}\n", []string{"--stub-domain=corp.example=10.0.0.53"},
+			nil, nil, "changing --stub-domain needs a restart of skydns"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parse(append([]string{"--corefile=" + writeCorefile(t, start)}, c.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fwd, _, err := cfg.corefile.reload([]byte(c.corefile))
+			switch {
+			case c.want != "":
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("reload: %v, want an error with %q", err, c.want)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !slices.Equal(fwd.Upstreams, c.upstreams) || !slices.Equal(fwd.StubDomains, c.stubs):
+				t.Fatalf("upstreams %q, stub domains %q; want %q, %q", fwd.Upstreams, fwd.StubDomains, c.upstreams, c.stubs)
+			}
+		})
+	}
+}
+
+// TestAChangedCorefileIsAppliedWholeOrNotAtAll runs skydns --corefile and
+// changes the file under it, as a ConfigMap edit does.
+func TestAChangedCorefileIsAppliedWholeOrNotAtAll(t *testing.T) {
+	first, second, stub := fakeUpstream(t, "192.0.2.1"), fakeUpstream(t, "192.0.2.2"), fakeUpstream(t, "192.0.2.3")
+	etcd := etcdtest.Start(t)
+	path := writeCorefile(t, ".:53 {\n  forward . "+first+"\n}\n")
+	cfg, err := parse("--corefile="+path, "--dns-addr=127.0.0.1:0", "--http-addr=127.0.0.1:0", "--etcd-endpoints="+etcd.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.corefileInterval = 10 * time.Millisecond
+	logs := &logBuffer{}
+	d, err := Start(cfg, slog.New(slog.NewTextHandler(io.MultiWriter(logs, t.Output()), nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	n := 0
+	answers := func(domain, want string) func() string { // a new name each time: nothing cached
+		return func() string {
+			n++
+			name := fmt.Sprintf("n%d.%s", n, domain)
+			return answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), name, dns.TypeA), dns.RcodeSuccess, want)
+		}
+	}
+	polltest.NoComplaint(t, "the first upstream", answers("example.org.", "192.0.2.1"))
+
+	replaceCorefile(t, path, ".:53 {\n  forward . "+second+"\n}\nexample.corp {\n  forward . "+stub+"\n}\n")
+	polltest.NoComplaint(t, "the second upstream", answers("example.org.", "192.0.2.2"))
+	polltest.NoComplaint(t, "the stub domain", answers("example.corp.", "192.0.2.3"))
+
+	for _, refused := range []struct{ corefile, log string }{
+		{".:53 {\n  forward . " + first + "\n  frobnicate\n}\n", `unknown plugin \"frobnicate\"`},
+		{".:53 {\n  forward . " + first + "\n  loadbalance\n}\n", "changing --rotate needs a restart of skydns"},
+	} {
+		replaceCorefile(t, path, refused.corefile)
+		polltest.True(t, "the refusal logged", func() bool { return logs.count(refused.log) == 1 })
+		if msg := answers("example.org.", "192.0.2.2")(); msg != "" {
+			t.Fatalf("after a refused Corefile: %s", msg)
+		}
+		if msg := answers("example.corp.", "192.0.2.3")(); msg != "" {
+			t.Fatalf("after a refused Corefile: %s", msg)
+		}
+	}
+	if logs.count("Corefile refused, keeping the running configuration") != 2 || logs.count("Corefile applied") != 1 {
+		t.Fatalf("logs:\n%s", logs)
 	}
 }
