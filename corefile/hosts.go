@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // etcHosts is the file the hosts plugin reads when it names none.
@@ -100,7 +100,7 @@ func hostNames(names []string, domain string) string {
 		switch {
 		case strings.HasPrefix(name, "*."):
 			return "kube2sky serves no wildcard host names: " + n
-		case !records.ValidDomain(name):
+		case !contract.ValidDomain(name):
 			return n + " is not a host name (letters, digits, hyphens and dots)"
 		case !strings.HasSuffix(name+".", "."+domain):
 			return n + " is not under " + domain + ", the one domain kube2sky serves host entries under"

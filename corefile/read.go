@@ -8,7 +8,7 @@ import (
 
 	"github.com/coredns/caddy/caddyfile"
 
-	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Options are what a Corefile does not say but its translation needs.
@@ -112,7 +112,7 @@ func normalZone(zone string) (string, string) {
 		return ".", ""
 	case strings.Contains(z, "/"):
 		return "", "reverse zones in CIDR form are not supported; name the in-addr.arpa or ip6.arpa zone"
-	case !records.ValidDomain(z):
+	case !contract.ValidDomain(z):
 		return "", "not a domain name"
 	}
 	return z + ".", ""
