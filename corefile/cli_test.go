@@ -1,17 +1,40 @@
 package corefile
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// check runs `corefile check` with args and returns status and output.
+// check runs `corefile check` with args and returns status and output;
+// the cluster --kubeconfig reaches has kube-system/coredns holding the
+// kubeadm Corefile.
 func check(stdin string, args ...string) (int, string, string) {
 	var stdout, stderr strings.Builder
-	code := Check("kubesky", args, strings.NewReader(stdin), &stdout, &stderr)
+	code := Check("kubesky", args, strings.NewReader(stdin), &stdout, &stderr, fakeCluster)
 	return code, stdout.String(), stderr.String()
+}
+
+func fakeCluster(_ context.Context, kubeconfig, namespace, name, key string) (string, error) {
+	if namespace+"/"+name+"/"+key != "kube-system/coredns/Corefile" {
+		return "", fmt.Errorf("configmaps %q not found", name)
+	}
+	text, err := os.ReadFile("testdata/kubeadm.Corefile")
+	return string(text), err
+}
+
+func TestCheckReadsTheLiveConfigMap(t *testing.T) {
+	code, stdout, stderr := check("", "check", "--kubeconfig=/etc/kubeconfig")
+	if code != 0 || !strings.Contains(stdout, "kube-system/coredns:14: used    max_concurrent 1000: ") {
+		t.Fatalf("status %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = check("", "check", "--kubeconfig=/etc/kubeconfig", "--configmap=kube-system/dns")
+	if code != 1 || stdout != "" || stderr != "kubesky: configmaps \"dns\" not found\n" {
+		t.Fatalf("status %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }
 
 func TestCheckExits0ForAUsableCorefile(t *testing.T) {
@@ -60,7 +83,10 @@ func TestCheckBadInput(t *testing.T) {
 		want string
 	}{
 		{"no subcommand", nil, 2, "kubesky: want corefile check FILE"},
-		{"no file", []string{"check"}, 2, "kubesky: want corefile check FILE"},
+		{"no file", []string{"check"}, 2, "kubesky: want corefile check FILE, or corefile check --kubeconfig=PATH"},
+		{"a file and a kubeconfig", []string{"check", "a", "--kubeconfig=k"}, 2, "kubesky: want corefile check FILE"},
+		{"two files", []string{"check", "a", "b"}, 2, "kubesky: want corefile check FILE"},
+		{"a bad ConfigMap name", []string{"check", "--kubeconfig=k", "--configmap=coredns"}, 2, `kubesky: --configmap "coredns": want namespace/name`},
 		{"an unknown flag", []string{"check", "x", "--zone=a"}, 2, "kubesky: unknown flag: --zone"},
 		{"a missing file", []string{"check", filepath.Join(dir, "none")}, 1, "kubesky: open " + filepath.Join(dir, "none") + ": no such file or directory"},
 		{"a syntax error", []string{"check", broken}, 1, "kubesky: not a Corefile: " + broken + ":2 - Error during parsing: Unexpected EOF"},

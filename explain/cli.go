@@ -50,7 +50,7 @@ func Main(prog string, args []string, stdout, stderr io.Writer) int {
 	opts.AddFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if len(args) > 0 && args[0] == "corefile" {
-		return corefile.Check(prog, args[1:], os.Stdin, stdout, stderr)
+		return corefile.Check(prog, args[1:], os.Stdin, stdout, stderr, readConfigMap)
 	}
 	if len(args) == 0 || args[0] != "explain" {
 		return topLevel(prog, fs, args, stdout, stderr, showVersion)

@@ -151,5 +151,10 @@ func TestCorefileCheckRunsThroughMain(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr.String(), prog+": want corefile check FILE") {
 			t.Errorf("%s corefile check without a file: status %d, stderr %q", prog, code, stderr.String())
 		}
+		stderr.Reset()
+		code = Main(prog, []string{"corefile", "check", "--kubeconfig=/nonexistent/kubeconfig"}, &stdout, &stderr)
+		if code != 1 || !strings.HasPrefix(stderr.String(), prog+": --kubeconfig: ") {
+			t.Errorf("%s corefile check with an unreadable kubeconfig: status %d, stderr %q", prog, code, stderr.String())
+		}
 	}
 }
