@@ -10,6 +10,9 @@ import (
 // etcHosts is the file the hosts plugin reads when it names none.
 const etcHosts = "/etc/hosts"
 
+// noFallthrough refuses a hosts plugin for the root zone without fallthrough.
+const noFallthrough = "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot"
+
 func (t *translator) hosts(s server, u use) {
 	if len(u.args) > 0 && u.args[0] != etcHosts {
 		t.refuse(u.at(), "kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file "+u.args[0])
@@ -19,18 +22,14 @@ func (t *translator) hosts(s server, u use) {
 	if len(u.args) > 1 {
 		zones = u.args[1:]
 	}
-	var entries []option
-	fallthrough_ := false
-	for _, o := range u.options {
-		if _, err := netip.ParseAddr(o.name); err == nil {
-			entries = append(entries, o)
-			continue
-		}
-		fallthrough_ = fallthrough_ || o.name == "fallthrough"
-		t.hostsOption(o)
-	}
+	entries, passOn := t.hostsBlock(u)
+	everything := !passOn && zones[0] == "."
 	if len(entries) == 0 {
-		t.ignore(u.at(), "no inline entries: the pod's own "+etcHosts+" is not served")
+		if everything {
+			t.refuse(u.at(), noFallthrough)
+		} else {
+			t.ignore(u.at(), "no inline entries: the pod's own "+etcHosts+" is not served")
+		}
 		return
 	}
 	domain, why := hostsDomain(zones, entries, t.cluster)
@@ -39,13 +38,28 @@ func (t *translator) hosts(s server, u use) {
 		return
 	}
 	t.hostEntries(u, entries, domain)
-	if !fallthrough_ && zones[0] == "." {
-		t.refuse(u.at(), "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot")
+	if everything {
+		t.refuse(u.at(), noFallthrough)
 		return
 	}
 	t.use(u.at(), "kube2sky serves the entries from the ConfigMap "+t.hostsConfigMap+" (its data below); names under "+domain+
 		" no entry lists answer NXDOMAIN; the records get kube2sky's --ttl and are also served under hosts."+t.cluster,
 		k2s("hosts-configmap", t.hostsConfigMap), k2s("hosts-domain", strings.TrimSuffix(domain, ".")), sky("zone", domain))
+}
+
+// hostsBlock sorts a hosts block's lines: the inline entries, returned,
+// and the options, given their verdicts; passOn says whether one is
+// fallthrough.
+func (t *translator) hostsBlock(u use) (entries []option, passOn bool) {
+	for _, o := range u.options {
+		if _, err := netip.ParseAddr(o.name); err == nil {
+			entries = append(entries, o)
+			continue
+		}
+		passOn = passOn || o.name == "fallthrough"
+		t.hostsOption(o)
+	}
+	return entries, passOn
 }
 
 // hostsDomain is the one domain every entry's names are under: the hosts

@@ -55,6 +55,20 @@ func Read(file string, text []byte, opts Options) (*Plan, error) {
 	return t.plan, nil
 }
 
+// ReadUsable is Read for a Corefile that is to be applied: it returns the
+// plan only when kubesky can use it as it is, else the error that says
+// why (the parser's, or Plan.Err's).
+func ReadUsable(file string, text []byte, opts Options) (*Plan, error) {
+	plan, err := Read(file, text, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.Err(); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
 // server is one server block: its zones and the line they are on.
 type server struct {
 	zones []string // fully qualified, lower case; "." for the root

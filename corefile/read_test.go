@@ -135,6 +135,8 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 			"Corefile:5: autopath @kubernetes: refused: skydns's autopath needs the kubernetes plugin's `pods verified`, not insecure"},
 		{"hosts without fallthrough in the root zone", ".:53 {\n  hosts {\n    10.0.0.1 a.example.org\n  }\n}\n",
 			"Corefile:2: hosts: refused: without fallthrough"},
+		{"hosts of /etc/hosts without fallthrough in the root zone", ".:53 {\n  hosts\n  forward . 8.8.8.8\n}\n",
+			"Corefile:2: hosts: refused: without fallthrough"},
 		{"a wildcard host", "example.org {\n  hosts {\n    10.0.0.1 *.example.org\n  }\n}\n",
 			"Corefile:3: 10.0.0.1 *.example.org: refused: kube2sky serves no wildcard host names"},
 		{"a fallthrough for the cluster domain", ".:53 {\n  kubernetes cluster.local {\n    fallthrough\n  }\n}\n",

@@ -26,10 +26,7 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	}
 	opts := corefile.DefaultOptions()
 	opts.ClusterZone = c.Zones[0]
-	plan, err := corefile.Read(c.Corefile, text, opts)
-	if err == nil {
-		err = plan.Err()
-	}
+	plan, err := corefile.ReadUsable(c.Corefile, text, opts)
 	if err != nil {
 		return fmt.Errorf("--corefile: %w", err)
 	}
@@ -75,10 +72,7 @@ func cloneForward(cfg forward.Config) forward.Config {
 // change while skydns runs; a Corefile changing any other setting, or one
 // the command line gives, needs a restart and changes nothing.
 func (s *corefileState) reload(text []byte) (forward.Config, []corefile.Setting, error) {
-	plan, err := corefile.Read(s.path, text, s.opts)
-	if err == nil {
-		err = plan.Err()
-	}
+	plan, err := corefile.ReadUsable(s.path, text, s.opts)
 	if err != nil {
 		return forward.Config{}, nil, err
 	}
