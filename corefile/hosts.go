@@ -14,15 +14,18 @@ const etcHosts = "/etc/hosts"
 const noFallthrough = "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot"
 
 func (t *translator) hosts(s server, u use) {
+	entries, passOn := t.hostsBlock(u)
 	if len(u.args) > 0 && u.args[0] != etcHosts {
 		t.refuse(u.at(), "kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file "+u.args[0])
+		for _, e := range entries {
+			t.ignore(e.at(u.name), "its hosts directive is refused")
+		}
 		return
 	}
 	zones := s.zones
 	if len(u.args) > 1 {
 		zones = u.args[1:]
 	}
-	entries, passOn := t.hostsBlock(u)
 	everything := !passOn && zones[0] == "."
 	if len(entries) == 0 {
 		if everything {

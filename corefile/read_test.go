@@ -231,3 +231,29 @@ func TestEveryLineOfARefusedServerBlockIsStillReported(t *testing.T) {
 		t.Errorf("settings %+v from a refused block", p.Settings)
 	}
 }
+
+func TestAForwardOfASubzoneInTheRootBlockIsAStubDomain(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  kubernetes cluster.local\n  forward lab.example.local 10.20.0.1\n  forward . 8.8.8.8\n}\n"), DefaultOptions())
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	flags := p.Flags("skydns")
+	if !slices.Contains(flags, "--stub-domain=lab.example.local=10.20.0.1") || !slices.Contains(flags, "--upstream=8.8.8.8") {
+		t.Fatalf("flags %q", flags)
+	}
+}
+
+// k3s serves its nodes' names from a file it writes: kube2sky cannot.
+func TestAHostsFileIsRefusedByName(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  hosts /etc/coredns/NodeHosts {\n    ttl 60\n    reload 15s\n    fallthrough\n  }\n  forward . /etc/resolv.conf\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Corefile:2: hosts /etc/coredns/NodeHosts: refused: kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file /etc/coredns/NodeHosts"
+	if err := p.Err(); err == nil || err.Error() != want {
+		t.Fatalf("Err() = %v, want %q", err, want)
+	}
+	if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
+		t.Errorf("the block's lines are still reported: %+v", it)
+	}
+}
