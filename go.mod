@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/benbjohnson/immutable v0.4.3
+	github.com/coredns/caddy v1.1.4
 	github.com/dnstap/golang-dnstap v0.4.0
 	github.com/farsightsec/golang-framestream v0.3.0
 	github.com/google/nftables v0.3.0

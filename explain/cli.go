@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/corefile"
 	"github.com/kubesky/kubesky/internal/version"
 )
 
@@ -22,6 +23,7 @@ const (
 )
 
 const usage = `Usage: %[1]s explain NAME [TYPE] [flags]
+       %[1]s corefile check FILE   (see %[1]s corefile --help)
 
 Says why NAME answers what it does: the etcd keys at and below its key with
 their revisions and owner, the Kubernetes object each stands for and whether
@@ -47,6 +49,9 @@ func Main(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	opts.AddFlags(fs)
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	if len(args) > 0 && args[0] == "corefile" {
+		return corefile.Check(prog, args[1:], os.Stdin, stdout, stderr, readConfigMap)
+	}
 	if len(args) == 0 || args[0] != "explain" {
 		return topLevel(prog, fs, args, stdout, stderr, showVersion)
 	}
@@ -79,9 +84,9 @@ func topLevel(prog string, fs *pflag.FlagSet, args []string, stdout, stderr io.W
 		fmt.Fprintln(stdout, prog, version.Version)
 		return exitOK
 	case len(args) == 0:
-		return fail(stderr, prog, exitBadArgs, errors.New("want a command: explain NAME [TYPE] (--help for more)"))
+		return fail(stderr, prog, exitBadArgs, errors.New("want a command: explain NAME [TYPE] or corefile check FILE (--help for more)"))
 	}
-	return fail(stderr, prog, exitBadArgs, fmt.Errorf("unknown command %q: want explain NAME [TYPE] (--help for more)", args[0]))
+	return fail(stderr, prog, exitBadArgs, fmt.Errorf("unknown command %q: want explain NAME [TYPE] or corefile check FILE (--help for more)", args[0]))
 }
 
 func explainTo(ctx context.Context, opts Options, q Query, stdout, stderr io.Writer, prog string) int {

@@ -138,3 +138,23 @@ func TestExplainWithoutKubernetes(t *testing.T) {
 		}
 	})
 }
+
+// kubesky and kubectl kubesky run `corefile check` through Main.
+func TestCorefileCheckRunsThroughMain(t *testing.T) {
+	for _, prog := range []string{"kubesky", "kubectl kubesky"} {
+		var stdout, stderr strings.Builder
+		code := Main(prog, []string{"corefile", "check", "../corefile/testdata/kubeadm.Corefile"}, &stdout, &stderr)
+		if code != 0 || !strings.Contains(stdout.String(), "usable as is") {
+			t.Errorf("%s corefile check: status %d, stdout %q, stderr %q", prog, code, stdout.String(), stderr.String())
+		}
+		code = Main(prog, []string{"corefile", "check"}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), prog+": want corefile check FILE") {
+			t.Errorf("%s corefile check without a file: status %d, stderr %q", prog, code, stderr.String())
+		}
+		stderr.Reset()
+		code = Main(prog, []string{"corefile", "check", "--kubeconfig=/nonexistent/kubeconfig"}, &stdout, &stderr)
+		if code != 1 || !strings.HasPrefix(stderr.String(), prog+": --kubeconfig: ") {
+			t.Errorf("%s corefile check with an unreadable kubeconfig: status %d, stderr %q", prog, code, stderr.String())
+		}
+	}
+}

@@ -55,7 +55,7 @@ func serviceOfName(z records.Zone, q Query) (ObjectRef, bool) {
 		return ObjectRef{}, false
 	}
 	ns, name, ok := z.ServiceOfKey(q.Key + "/-")
-	if !ok || !records.ValidLabel(ns) || !records.ValidLabel(name) {
+	if !ok || !contract.ValidLabel(ns) || !contract.ValidLabel(name) {
 		return ObjectRef{}, false
 	}
 	return ObjectRef{Kind: KindService, Namespace: ns, Name: name}, true

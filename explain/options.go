@@ -89,10 +89,10 @@ func (o Options) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if ns, name, ok := strings.Cut(o.DNSService, "/"); !ok || !records.ValidLabel(ns) || !records.ValidLabel(name) {
+	if ns, name, ok := strings.Cut(o.DNSService, "/"); !ok || !contract.ValidLabel(ns) || !contract.ValidLabel(name) {
 		errs = append(errs, fmt.Errorf("--dns-service: %q is not namespace/name", o.DNSService))
 	}
-	if !records.ValidDomain(strings.ToLower(o.Zone)) {
+	if !contract.ValidDomain(strings.ToLower(o.Zone)) {
 		errs = append(errs, fmt.Errorf("--zone: %q is not a domain name", o.Zone))
 	}
 	if o.MaxKeys < 1 || o.Timeout <= 0 {

@@ -142,7 +142,7 @@ func (c Config) Validate() error {
 	if len(c.Etcd.Endpoints) == 0 {
 		errs = append(errs, errors.New("--etcd-endpoints: at least one endpoint is required"))
 	}
-	if !records.ValidDomain(c.Zone) {
+	if !contract.ValidDomain(c.Zone) {
 		errs = append(errs, fmt.Errorf("--zone: %q is not a lower-case domain name", c.Zone))
 	}
 	errs = append(errs, validatePrefix(c.Prefix), validateHTTPAddr(c.HTTPAddr), c.validateNumbers(), validateOwner(c.OwnerID))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/kube2sky/source"
 )
 
@@ -80,7 +80,7 @@ func (e ExtraRecords) validateDomain(zone string) error {
 		return nil
 	case e.HostsConfigMap == "":
 		return errors.New("--hosts-domain: needs --hosts-configmap")
-	case !records.ValidDomain(d):
+	case !contract.ValidDomain(d):
 		return fmt.Errorf("--hosts-domain: %q is not a lower-case domain name", e.HostsDomain)
 	}
 	zone = strings.TrimSuffix(zone, ".")

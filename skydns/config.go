@@ -148,6 +148,18 @@ type Config struct {
 	// Forwarder, if set, answers names outside the zones instead of a
 	// forwarder built from Forward (Refuse answers REFUSED). Not a flag.
 	Forwarder Forwarder
+	// Corefile, if set, is a CoreDNS Corefile whose skydns settings Parse
+	// takes as flags (see package corefile and docs/corefile.md).
+	Corefile string
+	// corefileKube2sky are the kube2sky flags the Corefile asks for,
+	// which skydns cannot apply; logged at start.
+	corefileKube2sky []string
+	// corefile is what a change of the Corefile is judged against; nil
+	// without --corefile.
+	corefile *corefileState
+	// corefileInterval is how often the Corefile is read for a change.
+	corefileInterval time.Duration
+
 	// OnSnapshot, if set, sees every published snapshot (for example to
 	// read stub-domain records). It runs on the watch goroutine and must
 	// be quick.
@@ -189,6 +201,7 @@ func DefaultConfig() Config {
 		Forward:            forward.DefaultConfig(),
 		RRL:                DefaultRRLConfig(),
 		Dnstap:             DefaultDnstapConfig(),
+		corefileInterval:   defaultCorefileInterval,
 	}
 }
 
@@ -229,6 +242,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Notify, "notify", c.Notify, "secondaries (IP or IP:port, port 53 by default) sent a NOTIFY of every zone when the records change, at most once a second (needs --transfer-to)")
 	fs.DurationVar(&c.MaxStale, "max-stale", c.MaxStale, "turn /readyz 503 once the snapshot has not been confirmed current by etcd for this long (0: never; a stale snapshot keeps being served either way)")
 	fs.StringSliceVar(&c.DNSSECKeys, "dnssec-key", c.DNSSECKeys, "DNSSEC key files K<zone>+013+<tag>.key (ECDSA P-256; the .private beside it), repeatable: the zones of the keys are signed online for queries with the DO bit (a CSK, or KSKs and ZSKs; two of one role during a rollover)")
+	fs.StringVar(&c.Corefile, "corefile", c.Corefile, "a CoreDNS Corefile (e.g. the coredns ConfigMap mounted as a file) whose settings are taken as skydns's flags, all or none: at start one that kubesky refuses, or that gives a flag also given here another value, is an error ('kubesky corefile check' says why); read again every 5s, a change of the upstreams, stub domains, recursion ACL or cache size applies at once, any other change is refused and logged, the running configuration kept")
 	c.Forward.AddFlags(fs)
 	c.RRL.AddFlags(fs)
 	c.Dnstap.AddFlags(fs)
@@ -237,12 +251,15 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 
 // Parse parses args into fs (on which AddFlags was called), fills the
 // flags not given from the environment (SKYDNS_<FLAG>, and ETCD_<FLAG> for
-// the --etcd-* flags), and validates the result.
+// the --etcd-* flags), then from --corefile, and validates the result.
 func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := flagenv.Apply(fs, EnvPrefix); err != nil {
+		return err
+	}
+	if err := c.applyCorefile(fs); err != nil {
 		return err
 	}
 	return c.Validate()
@@ -266,6 +283,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("pprof", c.Pprof),
 		slog.Duration("lameduck", c.Lameduck), slog.Duration("shutdown-timeout", c.ShutdownTimeout),
 		slog.Duration("max-stale", c.MaxStale),
+		slog.String("corefile", c.Corefile), slog.Any("corefile-kube2sky", c.corefileKube2sky),
 		slog.Any("transfer-to", c.TransferTo), slog.Any("notify", c.Notify), slog.Any("dnssec-key", c.DNSSECKeys),
 		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
 			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),

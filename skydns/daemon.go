@@ -55,8 +55,9 @@ type Daemon struct {
 	nodeLocalDNS dnsserver.Config // what node-local mode binds once ready
 	zones        []string         // the zones answered, for the log
 
-	closeForwarder func() // stops the built forwarder's background work; nil if none
-	stopNotify     func() // stops the notifier and waits for it; nil if none
+	corefileDone   chan struct{} // closed when the --corefile watch ends; nil without one
+	closeForwarder func()        // stops the built forwarder's background work; nil if none
+	stopNotify     func()        // stops the notifier and waits for it; nil if none
 }
 
 // ErrInterrupted, as the cause of Run's context (context.WithCancelCause),
@@ -140,6 +141,7 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.startLoop()
+	d.watchCorefile(forwarder)
 	if cfg.NodeLocal.Enabled() {
 		d.startNodeLocal()
 	}
@@ -469,6 +471,9 @@ func (d *Daemon) stop(ctx context.Context) error {
 	if d.stopLoop != nil {
 		d.stopLoop()
 		<-d.loopDone
+	}
+	if d.corefileDone != nil {
+		<-d.corefileDone
 	}
 	if d.closeForwarder != nil {
 		d.closeForwarder()

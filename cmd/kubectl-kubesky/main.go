@@ -1,6 +1,6 @@
 // Command kubectl-kubesky is kubesky's command line (cmd/kubesky) under the
 // name kubectl looks for, so that with it on $PATH `kubectl kubesky
-// explain NAME [TYPE]` works.
+// explain NAME [TYPE]` and `kubectl kubesky corefile check FILE` work.
 package main
 
 import (

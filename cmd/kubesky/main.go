@@ -1,7 +1,8 @@
 // Command kubesky is kubesky's command line for people: `kubesky explain
 // NAME [TYPE]` says why a DNS name answers what it does (see package
-// explain and docs/operations.md). Installed as kubectl-kubesky it is the
-// kubectl plugin `kubectl kubesky explain ...`.
+// explain and docs/operations.md); `kubesky corefile check FILE` says what
+// kubesky makes of a CoreDNS Corefile (package corefile, docs/corefile.md).
+// Installed as kubectl-kubesky it is the kubectl plugin `kubectl kubesky ...`.
 package main
 
 import (

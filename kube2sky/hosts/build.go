@@ -99,7 +99,7 @@ func (b *builder) fqdns(name string) ([]string, string) {
 			continue
 		}
 		fqdn := rel + "." + strings.TrimSuffix(d, ".") + "."
-		if !records.ValidDomain(fqdn) {
+		if !contract.ValidDomain(fqdn) {
 			return nil, "too long once the domain " + d + " is added"
 		}
 		out = append(out, fqdn)

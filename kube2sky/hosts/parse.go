@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/kubesky/kubesky/kube2sky/records"
+	"github.com/kubesky/kubesky/contract"
 )
 
 // Line is one hosts-file line that names an address.
@@ -67,7 +67,7 @@ func parseFields(fields []string) (Line, string) {
 	l := Line{Addr: addr.Unmap()}
 	for _, f := range fields[1:] {
 		name := strings.ToLower(strings.TrimSuffix(f, "."))
-		if !records.ValidDomain(name) {
+		if !contract.ValidDomain(name) {
 			return Line{}, fmt.Sprintf("%q is not a host name (letters, digits, hyphens and dots)", f)
 		}
 		l.Names = append(l.Names, name)

@@ -88,7 +88,7 @@ func stubDomain(cfg Config, domain string, servers []string) ([]records.Entry, e
 	fqdn := strings.ToLower(strings.TrimSuffix(domain, ".")) + "."
 	zone := strings.TrimSuffix(cfg.Zone, ".") + "."
 	switch {
-	case !records.ValidDomain(fqdn):
+	case !contract.ValidDomain(fqdn):
 		return nil, fmt.Errorf("not a domain name")
 	case fqdn == zone || strings.HasSuffix(fqdn, "."+zone):
 		return nil, fmt.Errorf("inside the cluster domain %s", zone)

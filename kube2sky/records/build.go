@@ -82,11 +82,11 @@ func (b *builder) problem(field, value, reason string) {
 
 func (b *builder) validIdentity() bool {
 	ok := true
-	if !ValidLabel(b.svc.Namespace) {
+	if !contract.ValidLabel(b.svc.Namespace) {
 		b.problem("metadata.namespace", b.svc.Namespace, "not a DNS label")
 		ok = false
 	}
-	if !ValidLabel(b.svc.Name) {
+	if !contract.ValidLabel(b.svc.Name) {
 		b.problem("metadata.name", b.svc.Name, "not a DNS label")
 		ok = false
 	}
@@ -102,7 +102,7 @@ func (b *builder) validIdentity() bool {
 // externalName writes the CNAME of an ExternalName Service.
 func (b *builder) externalName() {
 	target := strings.ToLower(strings.TrimSuffix(b.svc.ExternalName, "."))
-	if _, err := netip.ParseAddr(target); err == nil || !ValidDomain(target) {
+	if _, err := netip.ParseAddr(target); err == nil || !contract.ValidDomain(target) {
 		b.problem("spec.externalName", b.svc.ExternalName, "not a domain name")
 		return
 	}
@@ -166,7 +166,7 @@ func portString(p Port) string {
 
 func portProblem(p Port) string {
 	switch {
-	case !ValidLabel(p.Name):
+	case !contract.ValidLabel(p.Name):
 		return "port name is not a DNS label"
 	case protocolLabel(p.Protocol) == "":
 		return "unknown protocol"

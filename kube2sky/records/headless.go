@@ -48,7 +48,7 @@ func (b *builder) slicePorts(s *EndpointSlice) []slicePort {
 // endpoint writes the address, SRV and PTR records of one endpoint.
 func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
 	e := &s.Endpoints[j]
-	if e.Hostname != "" && !ValidLabel(e.Hostname) {
+	if e.Hostname != "" && !contract.ValidLabel(e.Hostname) {
 		b.sliceProblem(s, fmt.Sprintf("endpoints[%d].hostname", j), e.Hostname, "not a DNS label")
 		return
 	}

@@ -112,34 +112,6 @@ func TestServiceOfTarget(t *testing.T) {
 	}
 }
 
-func TestValidLabelAndDomain(t *testing.T) {
-	for _, c := range []struct {
-		s      string
-		label  bool
-		domain bool
-	}{
-		{"web", true, true},
-		{"80-8080", true, true},
-		{"a-b", true, true},
-		{"-a", false, false},
-		{"a-", false, false},
-		{"", false, false},
-		{"Web", false, false},
-		{"a_b", false, false},
-		{"cluster.local", false, true},
-		{"cluster.local.", false, true},
-		{"a..b", false, false},
-		{string(make([]byte, 64)), false, false},
-	} {
-		if got := ValidLabel(c.s); got != c.label {
-			t.Errorf("ValidLabel(%q) = %v, want %v", c.s, got, c.label)
-		}
-		if got := ValidDomain(c.s); got != c.domain {
-			t.Errorf("ValidDomain(%q) = %v, want %v", c.s, got, c.domain)
-		}
-	}
-}
-
 func TestDashedIP(t *testing.T) {
 	for ip, want := range map[string]string{"10.244.1.7": "10-244-1-7", "fd00::7": "fd00--7", "::1": "--1"} {
 		if got := DashedIP(netip.MustParseAddr(ip)); got != want {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/tap"
 )
 
@@ -45,13 +46,17 @@ type Forwarder struct {
 	// settings are the upstreams, the ACL and the cache in use; a change
 	// in etcd replaces them (live.go). base is what the flags said.
 	settings     atomic.Pointer[settings]
-	base         Config
-	liveMu       sync.Mutex      // serialises SetLiveFrom
-	liveProblems map[string]bool // guarded by liveMu; reported by the last SetLiveFrom
+	liveMu       sync.Mutex         // serialises SetLiveFrom and SetBase
+	base         Config             // guarded by liveMu
+	liveSnap     *snapshot.Snapshot // guarded by liveMu; the last SetLiveFrom's
+	liveZone     string             // guarded by liveMu; the last SetLiveFrom's
+	liveProblems map[string]bool    // guarded by liveMu; reported by the last SetLiveFrom
 
 	stubs        atomic.Pointer[stubTable]
-	stubMu       sync.Mutex                  // serialises SetStubs
-	staticStubs  map[string][]netip.AddrPort // from --stub-domain; read-only
+	stubMu       sync.Mutex                  // serialises SetStubs and SetBase
+	staticStubs  map[string][]netip.AddrPort // guarded by stubMu: from --stub-domain
+	etcdStubs    map[string][]string         // guarded by stubMu: the last SetStubs's
+	etcdProblems []string                    // guarded by stubMu: found with etcdStubs
 	stubProblems map[string]bool             // guarded by stubMu; reported by the last SetStubs
 }
 
@@ -133,19 +138,26 @@ func (f *Forwarder) upstreams(resolvConf string, configured []netip.AddrPort) ([
 // setStaticStubs installs the --stub-domain table, without servers that
 // are this server.
 func (f *Forwarder) setStaticStubs(stubs map[string][]netip.AddrPort) {
-	f.staticStubs = map[string][]netip.AddrPort{}
-	for domain, servers := range stubs {
-		if kept := withoutSelf(servers, f.listen, f.local); len(kept) > 0 {
-			f.staticStubs[domain] = kept
-		} else {
-			f.logger.Warn("ignoring stub domain whose servers are all this server", "domain", domain)
-		}
-	}
+	f.staticStubs = f.withoutSelfStubs(stubs)
 	table := newStubTable(f.staticStubs)
 	f.stubs.Store(&table)
 	if len(table) > 0 {
 		f.logger.Info("stub domains", "stubs", table.String())
 	}
+}
+
+// withoutSelfStubs returns stubs without the servers that are this
+// server, and without the domains left with none.
+func (f *Forwarder) withoutSelfStubs(stubs map[string][]netip.AddrPort) map[string][]netip.AddrPort {
+	out := map[string][]netip.AddrPort{}
+	for domain, servers := range stubs {
+		if kept := withoutSelf(servers, f.listen, f.local); len(kept) > 0 {
+			out[domain] = kept
+		} else {
+			f.logger.Warn("ignoring stub domain whose servers are all this server", "domain", domain)
+		}
+	}
+	return out
 }
 
 // RecursionAllowed reports whether client may have names outside the zones

@@ -59,11 +59,14 @@ func (f *Forwarder) newSettings(cfg Config, p parsed, old *settings) (*settings,
 	return s, nil
 }
 
-// withLive returns the flags' config with the values the records of zone in
-// snap set.
-func (f *Forwarder) withLive(snap *snapshot.Snapshot, zone string) (Config, error) {
-	cfg := f.base
+// withLive returns base with the values the records of zone in snap set
+// (base itself when there is no snapshot yet).
+func withLive(base Config, snap *snapshot.Snapshot, zone string) (Config, error) {
+	cfg := base
 	cfg.Upstreams, cfg.AllowRecursion = slices.Clone(cfg.Upstreams), slices.Clone(cfg.AllowRecursion)
+	if snap == nil {
+		return cfg, nil
+	}
 	var errs []error
 	for _, flag := range LiveFlags {
 		entries := snap.Exact(ConfigName(flag, zone))
@@ -126,20 +129,71 @@ func splitList(value string) []string {
 func (f *Forwarder) SetLiveFrom(snap *snapshot.Snapshot, zone string) {
 	f.liveMu.Lock()
 	defer f.liveMu.Unlock()
-	cfg, err := f.withLive(snap, zone)
-	p, _ := cfg.parse() // checked by withLive
-	old := f.settings.Load()
+	f.liveSnap, f.liveZone = snap, zone
+	cfg, err := withLive(f.base, snap, zone)
 	var s *settings
-	if err == nil && !sameLive(cfg, old.from) {
-		s, err = f.newSettings(cfg, p, old)
+	if err == nil {
+		s, err = f.changedSettings(cfg)
 	}
 	f.reportLive(err)
+	f.store(s, cfg)
+}
+
+// changedSettings builds the settings of cfg, or returns nil when they
+// are those in use. Callers hold liveMu.
+func (f *Forwarder) changedSettings(cfg Config) (*settings, error) {
+	p, err := cfg.parse()
+	if err != nil {
+		return nil, err
+	}
+	old := f.settings.Load()
+	if sameLive(cfg, old.from) {
+		return nil, nil
+	}
+	return f.newSettings(cfg, p, old)
+}
+
+// store puts s, built from cfg, in use (nothing for nil). Callers hold
+// liveMu.
+func (f *Forwarder) store(s *settings, cfg Config) {
 	if s == nil {
 		return
 	}
 	f.settings.Store(s)
 	f.logger.Info("forwarding settings changed", "upstreams", s.upstream.addrs, "allow-recursion", cfg.AllowRecursion,
 		"cache-size", cfg.CacheSize, "cache-max-negative-ttl", cfg.CacheMaxNegativeTTL)
+}
+
+// ReloadFlags are the flags SetBase changes while skydns runs.
+var ReloadFlags = append(slices.Clone(LiveFlags), FlagStubDomain)
+
+// SetBase makes cfg's values of ReloadFlags the ones skydns runs with, as
+// if it had been started with them; records in etcd still take precedence
+// (dns/config over the live flags, --stub-domain over dns/stub). All or
+// none: a cfg that does not parse, or whose settings cannot be built,
+// changes nothing and is the error.
+func (f *Forwarder) SetBase(cfg Config) error {
+	p, err := cfg.parse()
+	if err != nil {
+		return err
+	}
+	f.liveMu.Lock()
+	defer f.liveMu.Unlock()
+	base := f.base
+	base.Upstreams, base.AllowRecursion = cfg.Upstreams, cfg.AllowRecursion
+	base.CacheSize, base.CacheMaxNegativeTTL, base.StubDomains = cfg.CacheSize, cfg.CacheMaxNegativeTTL, cfg.StubDomains
+	live, _ := withLive(base, f.liveSnap, f.liveZone) // records that do not parse are left out, and reported by SetLiveFrom
+	s, err := f.changedSettings(live)
+	if err != nil {
+		return err
+	}
+	f.base = base
+	f.store(s, live)
+	f.stubMu.Lock()
+	defer f.stubMu.Unlock()
+	f.staticStubs = f.withoutSelfStubs(p.stubs)
+	f.applyStubs()
+	return nil
 }
 
 // sameLive reports whether a and b have the same live settings.

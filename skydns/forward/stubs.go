@@ -92,9 +92,17 @@ func (f *Forwarder) SetStubs(stubs map[string][]string) {
 func (f *Forwarder) setStubs(stubs map[string][]string, problems []string) {
 	f.stubMu.Lock()
 	defer f.stubMu.Unlock()
-	merged, more := f.parseStubs(stubs)
+	f.etcdStubs, f.etcdProblems = stubs, problems
+	f.applyStubs()
+}
+
+// applyStubs installs the stub domains of the last SetStubs merged with
+// --stub-domain's, logging the problems not logged before. Callers hold
+// stubMu.
+func (f *Forwarder) applyStubs() {
+	merged, more := f.parseStubs(f.etcdStubs)
 	maps.Copy(merged, f.staticStubs)
-	f.reportNew(append(problems, more...))
+	f.reportNew(append(slices.Clone(f.etcdProblems), more...))
 	table := newStubTable(merged)
 	if table.sameAs(*f.stubs.Load()) {
 		return

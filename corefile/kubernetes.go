@@ -1,0 +1,155 @@
+package corefile
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/coredns/caddy/caddyfile"
+)
+
+// reverseZones are always answered by skydns, from kube2sky's PTR records.
+var reverseZones = []string{"in-addr.arpa.", "ip6.arpa."}
+
+// clusterZone is the first zone of the first kubernetes plugin that is not
+// a reverse zone, or opts.ClusterZone.
+func clusterZone(blocks []caddyfile.ServerBlock, opts Options) string {
+	for _, b := range blocks {
+		for _, u := range uses("", b.Tokens["kubernetes"]) {
+			zones := u.args
+			if len(zones) == 0 {
+				zones = b.Keys
+			}
+			for _, z := range zones {
+				if z, _ := normalZone(stripPort(z)); z != "" && z != "." && !isReverse(z) {
+					return z
+				}
+			}
+		}
+	}
+	z, _ := normalZone(opts.ClusterZone)
+	return z
+}
+
+// stripPort drops a server key's scheme and port.
+func stripPort(key string) string {
+	if _, after, ok := strings.Cut(key, "://"); ok {
+		key = after
+	}
+	zone, _, _ := strings.Cut(key, ":")
+	return zone
+}
+
+// isReverse reports whether zone is at or under a reverse zone.
+func isReverse(zone string) bool {
+	for _, r := range reverseZones {
+		if zone == r || strings.HasSuffix(zone, "."+r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isOwn reports whether skydns answers zone itself: the cluster domain,
+// the reverse zones, or a zone under one of them.
+func (t *translator) isOwn(zone string) bool {
+	return zone == t.cluster || strings.HasSuffix(zone, "."+t.cluster) || isReverse(zone)
+}
+
+func (t *translator) kubernetes(s server, u use) {
+	zones := u.args
+	if len(zones) == 0 {
+		zones = s.zones
+	}
+	for _, z := range zones {
+		zone, why := normalZone(z)
+		switch {
+		case why != "":
+			t.refuse(u.at(), z+": "+why)
+			return
+		case zone != t.cluster && !isReverse(zone):
+			t.refuse(u.at(), "kube2sky writes one cluster domain, "+t.cluster+", not also "+zone)
+			return
+		}
+	}
+	t.use(u.at(), "kube2sky writes the Services' records of "+t.cluster+" into etcd and skydns answers them, and their PTRs",
+		sky("zone", t.cluster), k2s("zone", strings.TrimSuffix(t.cluster, ".")))
+	for _, o := range u.options {
+		t.seen["kubernetes "+o.name] = true
+		t.kubernetesOption(o)
+	}
+}
+
+// kubernetesIgnored are the kubernetes plugin's options that change
+// nothing kubesky answers, with why.
+var kubernetesIgnored = map[string]string{
+	"endpoint":        "kube2sky reaches the API server with its --kubeconfig, or in-cluster",
+	"kubeconfig":      "kube2sky reaches the API server with its --kubeconfig, or in-cluster",
+	"tls":             "kube2sky reaches the API server with its --kubeconfig, or in-cluster",
+	"upstream":        "CoreDNS ignores it too (deprecated)",
+	"startup_timeout": "skydns answers from etcd; kube2sky writes once its informers have synced",
+}
+
+// kubernetesRefused are the kubernetes plugin's options kubesky lacks.
+var kubernetesRefused = map[string]string{
+	"namespaces":         "kube2sky writes the Services of every namespace",
+	"labels":             "kube2sky writes every Service, whatever its labels",
+	"namespace_labels":   "kube2sky writes the Services of every namespace",
+	"endpoint_pod_names": "kube2sky names an endpoint without a hostname by its dashed IP, not its pod's name",
+	"ignore":             "kubesky answers a ClusterIP Service without ready endpoints with its cluster IP",
+	"noendpoints":        "kube2sky writes the endpoints of headless Services",
+	"multicluster":       "not read from a Corefile",
+	"apex":               "skydns's apex NS is ns.dns.<zone>",
+}
+
+func (t *translator) kubernetesOption(o option) {
+	a := o.at("kubernetes")
+	if t.listed(a, o.name, kubernetesIgnored, kubernetesRefused) {
+		return
+	}
+	switch o.name {
+	case "pods":
+		t.pods(a, o.args)
+	case "ttl":
+		t.kubernetesTTL(a, o.args)
+	case "fallthrough":
+		t.kubernetesFallthrough(a, o.args)
+	default:
+		t.unknownOption("kubernetes", o)
+	}
+}
+
+func (t *translator) pods(a at, args []string) {
+	if len(args) != 1 || (args[0] != "disabled" && args[0] != "insecure" && args[0] != "verified") {
+		t.refuse(a, "pods takes disabled, insecure or verified")
+		return
+	}
+	t.use(a, "pod names <a-b-c-d>.<ns>.pod."+t.cluster+" answered "+args[0], sky("pod-records", args[0]), k2s("pod-records", args[0]))
+}
+
+func (t *translator) kubernetesTTL(a at, args []string) {
+	if len(args) != 1 {
+		t.refuse(a, "ttl takes one number of seconds")
+		return
+	}
+	n, why := count(args[0], 0, 3600)
+	if why != "" {
+		t.refuse(a, why)
+		return
+	}
+	ttl := strconv.Itoa(n)
+	t.use(a, "the records' TTL", sky("ttl", ttl), k2s("ttl", ttl))
+}
+
+func (t *translator) kubernetesFallthrough(a at, args []string) {
+	for _, z := range args {
+		if zone, _ := normalZone(z); !isReverse(zone) {
+			t.refuse(a, "skydns passes on only reverse names no record answers; "+z+" would get NXDOMAIN")
+			return
+		}
+	}
+	if len(args) == 0 {
+		t.refuse(a, "skydns passes on only reverse names no record answers; names of "+t.cluster+" would get NXDOMAIN")
+		return
+	}
+	t.use(a, "PTR questions no record answers go to the upstreams", sky("reverse-fallthrough", "true"))
+}

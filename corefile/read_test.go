@@ -1,0 +1,259 @@
+package corefile
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// readFile reads and translates a Corefile from testdata.
+func readFile(t *testing.T, name string) *Plan {
+	t.Helper()
+	text, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read(name, text, DefaultOptions())
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+// item finds the item of a line whose words start with prefix.
+func item(t *testing.T, p *Plan, line int, prefix string) Item {
+	t.Helper()
+	for _, it := range p.Items {
+		if it.Line == line && strings.HasPrefix(it.Words, prefix) {
+			return it
+		}
+	}
+	t.Fatalf("no item %q on line %d in %+v", prefix, line, p.Items)
+	return Item{}
+}
+
+func TestPublishedCorefilesAreUsableAsTheyAre(t *testing.T) {
+	cases := []struct {
+		file     string
+		skydns   []string
+		kube2sky []string
+	}{
+		{"kubeadm.Corefile",
+			[]string{"--zone=cluster.local.", "--pod-records=insecure", "--reverse-fallthrough=true", "--ttl=30", "--lameduck=5s",
+				"--forward-max-concurrent=1000", "--cache-size=19968", "--max-ttl=30", "--cache-max-negative-ttl=30s", "--rotate=true"},
+			[]string{"--zone=cluster.local", "--pod-records=insecure", "--ttl=30"}},
+		{"nodelocaldns.Corefile",
+			[]string{"--zone=cluster.local.", "--reverse-fallthrough=true", "--cache-size=19968", "--max-ttl=30",
+				"--cache-max-negative-ttl=30s", "--rotate=false"},
+			nil},
+		{"stubdomain.Corefile",
+			[]string{"--upstream=172.16.0.1,172.16.0.2:5353", "--stub-domain=consul.local=10.150.0.1",
+				"--stub-domain=corp.example=10.0.0.53,[fd00::53]:5353", "--ttl=5", "--cache-size=19968", "--max-ttl=30"},
+			[]string{"--zone=cluster.local", "--ttl=5"}},
+		{"hosts.Corefile",
+			[]string{"--zone=example.corp.", "--autopath=true", "--pod-records=verified",
+				"--upstream=tls://9.9.9.9#dns.quad9.net,tls://149.112.112.112#dns.quad9.net", "--forward-health-check=5s",
+				"--cache-size=7500", "--max-ttl=600", "--cache-max-negative-ttl=10s", "--cache-prefetch=3",
+				"--cache-prefetch-percent=20", "--serve-stale=2h0m0s", "--log-queries=denial,error", "--rotate=true"},
+			[]string{"--hosts-domain=example.corp", "--pod-records=verified", "--ttl=30"}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			p := readFile(t, c.file)
+			if err := p.Err(); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			for daemon, want := range map[string][]string{"skydns": c.skydns, "kube2sky": c.kube2sky} {
+				got := p.Flags(daemon)
+				for _, f := range want {
+					if !slices.Contains(got, f) {
+						t.Errorf("%s flags %q lack %s", daemon, got, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTheKubeadmCorefileLineByLine(t *testing.T) {
+	p := readFile(t, "kubeadm.Corefile")
+	want := []struct {
+		line    int
+		words   string
+		verdict Verdict
+	}{
+		{1, ".:53", Used}, {2, "errors", Ignored}, {3, "health", Used}, {4, "lameduck 5s", Used},
+		{6, "ready", Ignored}, {7, "kubernetes cluster.local in-addr.arpa ip6.arpa", Used},
+		{8, "pods insecure", Used}, {9, "fallthrough in-addr.arpa ip6.arpa", Used}, {10, "ttl 30", Used},
+		{12, "prometheus :9153", Ignored}, {13, "forward . /etc/resolv.conf", Used}, {14, "max_concurrent 1000", Used},
+		{16, "cache 30", Used}, {17, "disable success cluster.local", Ignored}, {18, "disable denial cluster.local", Ignored},
+		{20, "loop", Ignored}, {21, "reload", Ignored}, {22, "loadbalance", Used},
+	}
+	if len(p.Items) != len(want) {
+		t.Errorf("%d items, want %d: %+v", len(p.Items), len(want), p.Items)
+	}
+	for _, w := range want {
+		if it := item(t, p, w.line, w.words); it.Verdict != w.verdict || it.Words != w.words || it.Text == "" {
+			t.Errorf("line %d: %+v, want %s %q with a reason", w.line, it, w.verdict, w.words)
+		}
+	}
+}
+
+func TestTheHostsEntriesBecomeHostsFileText(t *testing.T) {
+	p := readFile(t, "hosts.Corefile")
+	want := "10.0.0.5 db1.example.corp db1-primary.example.corp\nfd00::7 hdfs-nn1.example.corp\n"
+	if p.Hosts != want {
+		t.Fatalf("hosts text %q, want %q", p.Hosts, want)
+	}
+	if it := item(t, p, 6, "ttl 60"); it.Verdict != Ignored {
+		t.Errorf("hosts ttl: %+v, want ignored (kube2sky's --ttl)", it)
+	}
+}
+
+func TestRefusedCorefilesNameTheLine(t *testing.T) {
+	cases := []struct {
+		name, corefile, want string
+	}{
+		{"an unknown plugin", ".:53 {\n  forward . 8.8.8.8\n  frobnicate on\n}\n",
+			`Corefile:3: frobnicate on: refused: unknown plugin "frobnicate"`},
+		{"a CoreDNS plugin kubesky lacks", ".:53 {\n  rewrite name foo.example.com foo.default.svc.cluster.local\n  forward . 8.8.8.8\n}\n",
+			"Corefile:2: rewrite name foo.example.com foo.default.svc.cluster.local: refused: kubesky has no equivalent of CoreDNS's rewrite plugin"},
+		{"a bad option", ".:53 {\n  kubernetes cluster.local {\n    pods sometimes\n  }\n}\n",
+			"Corefile:3: pods sometimes: refused: pods takes disabled, insecure or verified"},
+		{"an unknown option", ".:53 {\n  forward . 8.8.8.8 {\n    except example.org\n  }\n}\n",
+			"Corefile:3: except example.org: refused: skydns forwards every name outside its zones"},
+		{"a name as upstream", ".:53 {\n  forward . dns.example.org\n}\n",
+			"Corefile:2: forward . dns.example.org: refused: dns.example.org: not an upstream skydns takes: --upstream \"dns.example.org\": not an IP address"},
+		{"a second cluster domain", ".:53 {\n  kubernetes cluster.local other.local\n}\n",
+			"Corefile:2: kubernetes cluster.local other.local: refused: kube2sky writes one cluster domain, cluster.local., not also other.local."},
+		{"two cache TTLs", ".:53 {\n  forward . 8.8.8.8\n  cache 30\n}\nexample.org {\n  forward . 10.0.0.1\n  cache 60\n}\n",
+			"Corefile:7: cache 60: refused: skydns --max-ttl=60 conflicts with line 3, which sets it to 30"},
+		{"another port", ".:5353 {\n  forward . 8.8.8.8\n}\n",
+			"Corefile:1: .:5353: refused: .:5353: port 5353"},
+		{"autopath without verified pods", ".:53 {\n  kubernetes cluster.local {\n    pods insecure\n  }\n  autopath @kubernetes\n}\n",
+			"Corefile:5: autopath @kubernetes: refused: skydns's autopath needs the kubernetes plugin's `pods verified`, not insecure"},
+		{"hosts without fallthrough in the root zone", ".:53 {\n  hosts {\n    10.0.0.1 a.example.org\n  }\n}\n",
+			"Corefile:2: hosts: refused: without fallthrough"},
+		{"hosts of /etc/hosts without fallthrough in the root zone", ".:53 {\n  hosts\n  forward . 8.8.8.8\n}\n",
+			"Corefile:2: hosts: refused: without fallthrough"},
+		{"a wildcard host", "example.org {\n  hosts {\n    10.0.0.1 *.example.org\n  }\n}\n",
+			"Corefile:3: 10.0.0.1 *.example.org: refused: kube2sky serves no wildcard host names"},
+		{"a fallthrough for the cluster domain", ".:53 {\n  kubernetes cluster.local {\n    fallthrough\n  }\n}\n",
+			"Corefile:3: fallthrough: refused: skydns passes on only reverse names"},
+		{"a stray brace read as a server block", ".:53 {\n  errors\n  }\n}\n",
+			"Corefile:4: }: refused: }: not a domain name"},
+		{"DNS over HTTPS", ".:53 {\n  forward . https://9.9.9.9\n}\n",
+			"Corefile:2: forward . https://9.9.9.9: refused: https://9.9.9.9: skydns forwards over plain DNS and DNS over TLS only"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Read("Corefile", []byte(c.corefile), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Err()
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("Err() = %v, want one line starting %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestTheErrorCountsTheOtherRefusedLines(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  rewrite a b\n  template IN A x\n  whoami\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Err().Error(); !strings.HasSuffix(got, "(and 2 more refused lines)") || !strings.HasPrefix(got, "Corefile:2: rewrite a b") {
+		t.Fatalf("Err() = %q", got)
+	}
+}
+
+func TestWhatIsNotACorefileIsAnErrorWithItsLine(t *testing.T) {
+	cases := []struct{ name, corefile, want string }{
+		{"an unclosed block", ".:53 {\n  forward . 8.8.8.8 {\n    max_concurrent 10\n", "Corefile:3 - Error during parsing: Unexpected EOF"},
+		{"a brace too many", ".:53 {\n  forward . 8.8.8.8 }\n}\n", "Corefile:2 - Error during parsing: Unexpected '}' because no matching opening brace"},
+		{"nothing", "# only a comment\n", "Corefile: not a Corefile: no server block"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Read("Corefile", []byte(c.corefile), DefaultOptions())
+			if err == nil || p != nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Read = %v, %v; want no plan and an error with %q", p, err, c.want)
+			}
+		})
+	}
+}
+
+func TestCoreDNSDefaultsAreSetWhereTheCorefileIsSilent(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  kubernetes cluster.local\n}\n"), DefaultOptions())
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	want := []string{"--zone=cluster.local.", "--rotate=false", "--cache-size=0", "--allow-recursion=", "--ttl=5", "--reverse-fallthrough=false"}
+	if got := p.Flags("skydns"); !slices.Equal(got, want) {
+		t.Fatalf("skydns flags %q, want %q", got, want)
+	}
+	for _, s := range p.Settings {
+		if s.Flag != "zone" && s.Line != 0 {
+			t.Errorf("%s: line %d, want 0 (CoreDNS's default)", s.Arg(), s.Line)
+		}
+	}
+}
+
+func TestTheClusterZoneOptionServesNodeLocalDNSCachesOwnDomain(t *testing.T) {
+	corefile := []byte("k8s.example:53 {\n  forward . 10.96.0.11 {\n    force_tcp\n  }\n}\n.:53 {\n  forward . /etc/resolv.conf\n}\n")
+	p, err := Read("Corefile", corefile, Options{ClusterZone: "k8s.example"})
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	if !slices.Contains(p.Flags("skydns"), "--zone=k8s.example.") {
+		t.Fatalf("flags %q lack --zone=k8s.example.", p.Flags("skydns"))
+	}
+	p, _ = Read("Corefile", corefile, DefaultOptions())
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "force_tcp") {
+		t.Fatalf("with cluster.local the k8s.example block is a stub domain and force_tcp is refused; Err() = %v", err)
+	}
+}
+
+func TestEveryLineOfARefusedServerBlockIsStillReported(t *testing.T) {
+	p, err := Read("Corefile", []byte("tls://.:853 {\n  forward . 8.8.8.8 {\n    max_concurrent 10\n  }\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[int]Verdict{1: Refused, 2: Ignored, 3: Ignored} {
+		if it := p.Items[line-1]; it.Line != line || it.Verdict != want {
+			t.Errorf("line %d: %+v, want %s", line, it, want)
+		}
+	}
+	if len(p.Settings) != 2 { // --rotate=false and --cache-size=0, CoreDNS's defaults
+		t.Errorf("settings %+v from a refused block", p.Settings)
+	}
+}
+
+func TestAForwardOfASubzoneInTheRootBlockIsAStubDomain(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  kubernetes cluster.local\n  forward lab.example.local 10.20.0.1\n  forward . 8.8.8.8\n}\n"), DefaultOptions())
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	flags := p.Flags("skydns")
+	if !slices.Contains(flags, "--stub-domain=lab.example.local=10.20.0.1") || !slices.Contains(flags, "--upstream=8.8.8.8") {
+		t.Fatalf("flags %q", flags)
+	}
+}
+
+// k3s serves its nodes' names from a file it writes: kube2sky cannot.
+func TestAHostsFileIsRefusedByName(t *testing.T) {
+	p, err := Read("Corefile", []byte(".:53 {\n  hosts /etc/coredns/NodeHosts {\n    ttl 60\n    reload 15s\n    fallthrough\n  }\n  forward . /etc/resolv.conf\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Corefile:2: hosts /etc/coredns/NodeHosts: refused: kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file /etc/coredns/NodeHosts"
+	if err := p.Err(); err == nil || err.Error() != want {
+		t.Fatalf("Err() = %v, want %q", err, want)
+	}
+	if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
+		t.Errorf("the block's lines are still reported: %+v", it)
+	}
+}
