@@ -7,7 +7,7 @@ NODES ?=
 IP_FAMILY ?= ipv4
 # CLUSTER_LOCK: one cluster at a time on a machine (the namespaces, cgroups and containerd
 # root have fixed names); a second run waits for the first instead of breaking it.
-CLUSTER_LOCK := flock /run/kubesky-cluster.lock
+CLUSTER_LOCK := flock --verbose /run/kubesky-cluster.lock
 CLUSTER_GO_TEST = $(CLUSTER_LOCK) env KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 # Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
