@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -34,7 +33,7 @@ type setup struct {
 	etcd *etcdtest.Server
 }
 
-func newSetup(t *testing.T) setup {
+func newSetup(t testing.TB) setup {
 	t.Helper()
 	pki := etcdtest.NewPKI(t)
 	s := setup{pki: pki, etcd: etcdtest.StartSecure(t, pki, "root")}
@@ -64,7 +63,7 @@ func newSetup(t *testing.T) setup {
 	return s
 }
 
-func must(t *testing.T, f func() error) {
+func must(t testing.TB, f func() error) {
 	t.Helper()
 	if err := f(); err != nil {
 		t.Fatal(err)
@@ -74,7 +73,7 @@ func must(t *testing.T, f func() error) {
 // startRelay serves the relay on 127.0.0.1 until the test ends, reaching
 // etcd as upstreamUser and letting in the readers allowed; it returns its
 // URL.
-func (s setup) startRelay(t *testing.T, upstreamUser string, allowed ...string) string {
+func (s setup) startRelay(t testing.TB, upstreamUser string, allowed ...string) string {
 	t.Helper()
 	upstream := etcdtest.NewClientWith(t, s.pki.Options(s.etcd.ClientURL(), s.pki.Client(t, upstreamUser)))
 	server := s.pki.Server()
@@ -94,7 +93,7 @@ func (s setup) startRelay(t *testing.T, upstreamUser string, allowed ...string) 
 }
 
 // client is user's client of url.
-func (s setup) client(t *testing.T, url, user string) *clientv3.Client {
+func (s setup) client(t testing.TB, url, user string) *clientv3.Client {
 	t.Helper()
 	return etcdtest.NewClientWith(t, s.pki.Options(url, s.pki.Client(t, user)))
 }
@@ -114,33 +113,8 @@ func (s setup) records(t *testing.T) string {
 	return b.String()
 }
 
-// writes are every way a client of the relay could try to change etcd.
-func writes(c *clientv3.Client) map[string]func(context.Context) error {
-	key := "/skydns/local/cluster/svc/default/s0/x"
-	evil := `{"host":"192.0.2.66"}`
-	return map[string]func(context.Context) error{
-		"Put":                  func(ctx context.Context) error { _, err := c.Put(ctx, key, evil); return err },
-		"Put outside /skydns/": func(ctx context.Context) error { _, err := c.Put(ctx, "/other/key", evil); return err },
-		"Delete":               func(ctx context.Context) error { _, err := c.Delete(ctx, key); return err },
-		"Delete the prefix": func(ctx context.Context) error {
-			_, err := c.Delete(ctx, "/skydns/", clientv3.WithPrefix())
-			return err
-		},
-		"Txn with a put": func(ctx context.Context) error {
-			_, err := c.Txn(ctx).Then(clientv3.OpGet(key), clientv3.OpPut(key, evil)).Commit()
-			return err
-		},
-		"Txn with a delete in Else": func(ctx context.Context) error {
-			_, err := c.Txn(ctx).If(clientv3.Compare(clientv3.Version(key), "=", 0)).Else(clientv3.OpDelete(key)).Commit()
-			return err
-		},
-		"Txn with a put in a nested Txn": func(ctx context.Context) error {
-			_, err := c.Txn(ctx).Then(clientv3.OpTxn(nil, []clientv3.Op{clientv3.OpPut(key, evil)}, nil)).Commit()
-			return err
-		},
-		"Compact": func(ctx context.Context) error { _, err := c.Compact(ctx, 2); return err },
-	}
-}
+// recordKey is a record the write attempts aim at.
+const recordKey = "/skydns/local/cluster/svc/default/s0/x"
 
 func TestTheRelayRefusesEveryWrite(t *testing.T) {
 	s := newSetup(t)
@@ -148,10 +122,10 @@ func TestTheRelayRefusesEveryWrite(t *testing.T) {
 	// A writer's identity upstream: only the filter stands in the way.
 	url := s.startRelay(t, "writer", "reader")
 	c := s.client(t, url, "reader")
-	for name, write := range writes(c) {
-		t.Run(name+" is refused by the relay itself", func(t *testing.T) {
+	for _, write := range etcdtest.Writes(recordKey) {
+		t.Run(write.Name+" is refused by the relay itself", func(t *testing.T) {
 			refused := refusedCount(t)
-			if err := write(t.Context()); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+			if err := write.Do(t.Context(), c); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 				t.Errorf("got %v, want %v", err, rpctypes.ErrPermissionDenied)
 			}
 			if refusedCount(t) != refused+1 {
@@ -174,12 +148,12 @@ func TestEtcdRefusesTheRelaysUserThePlainWrites(t *testing.T) {
 	s := newSetup(t)
 	before := s.records(t)
 	direct := s.client(t, s.etcd.ClientURL(), "relay")
-	for name, write := range writes(direct) {
-		if name == "Compact" || name == "Txn with a put in a nested Txn" {
+	for _, write := range etcdtest.Writes(recordKey) {
+		if write.Name == "Compact" || write.Name == "Txn with a put in a nested Txn" {
 			continue
 		}
-		if err := write(t.Context()); !errors.Is(err, rpctypes.ErrPermissionDenied) {
-			t.Errorf("%s as the relay's user at etcd: got %v, want %v", name, err, rpctypes.ErrPermissionDenied)
+		if err := write.Do(t.Context(), direct); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+			t.Errorf("%s as the relay's user at etcd: got %v, want %v", write.Name, err, rpctypes.ErrPermissionDenied)
 		}
 	}
 	if after := s.records(t); after != before {
@@ -214,34 +188,16 @@ func gathered(t *testing.T, name string) float64 {
 func TestEveryOtherServiceIsUnimplemented(t *testing.T) {
 	s := newSetup(t)
 	c := s.client(t, s.startRelay(t, "relay", "reader"), "reader")
-	calls := map[string]func(context.Context) error{
-		"lease grant":      func(ctx context.Context) error { _, err := c.Grant(ctx, 60); return err },
-		"lease keep-alive": func(ctx context.Context) error {
-			stream, err := pb.NewLeaseClient(c.ActiveConnection()).LeaseKeepAlive(ctx)
-			if err == nil {
-				_ = stream.Send(&pb.LeaseKeepAliveRequest{ID: 1})
-				_, err = stream.Recv()
-			}
-			return err
-		},
-		"member list":      func(ctx context.Context) error { _, err := c.MemberList(ctx); return err },
-		"member add": func(ctx context.Context) error {
-			_, err := c.MemberAdd(ctx, []string{"https://192.0.2.1:2380"})
-			return err
-		},
-		"member remove": func(ctx context.Context) error { _, err := c.MemberRemove(ctx, 1); return err },
-		"defragment":    func(ctx context.Context) error { _, err := c.Defragment(ctx, c.Endpoints()[0]); return err },
-		"status":        func(ctx context.Context) error { _, err := c.Status(ctx, c.Endpoints()[0]); return err },
-		"user add":      func(ctx context.Context) error { _, err := c.UserAdd(ctx, "evil", "x"); return err },
-		"role grant": func(ctx context.Context) error {
-			_, err := c.RoleGrantPermission(ctx, "reader", "/", "\x00", clientv3.PermissionType(clientv3.PermReadWrite))
-			return err
-		},
-		"auth disable": func(ctx context.Context) error { _, err := c.AuthDisable(ctx); return err },
-	}
-	for name, call := range calls {
-		if err := call(t.Context()); status.Code(err) != codes.Unimplemented {
-			t.Errorf("%s: got %v, want Unimplemented", name, err)
+	calls := append(etcdtest.Administration(), etcdtest.Attempt{Name: "status", Do: func(ctx context.Context, c *clientv3.Client) error {
+		_, err := c.Status(ctx, c.Endpoints()[0])
+		return err
+	}}, etcdtest.Attempt{Name: "member list", Do: func(ctx context.Context, c *clientv3.Client) error {
+		_, err := c.MemberList(ctx)
+		return err
+	}})
+	for _, call := range calls {
+		if err := call.Do(t.Context(), c); status.Code(err) != codes.Unimplemented {
+			t.Errorf("%s: got %v, want Unimplemented", call.Name, err)
 		}
 	}
 }
