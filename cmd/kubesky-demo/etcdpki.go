@@ -24,7 +24,6 @@ type etcdPKIConfig struct {
 	members  []string // member names, which are also their DNS names
 	names    []string // more DNS names and IPs in every member's certificate
 	users    []string // the etcd users given a client certificate
-	proxy    bool     // also a client certificate with no common name, for etcd's grpc-proxy
 	readers  []string // readers of the relay, given certificates of a CA of their own (readers/)
 	relay    []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
 	caCert   string   // if set, issue with this CA instead of a new one
@@ -78,10 +77,6 @@ func validateNames(names []string) error {
 func (c etcdPKIConfig) memberFile(name string) string { return filepath.Join(c.dir, "member-"+name) }
 func (c etcdPKIConfig) clientFile(user string) string { return filepath.Join(c.dir, "client-"+user) }
 
-// proxyName is the file name (without .crt or .key) of the proxy's client
-// certificate.
-const proxyName = "client-proxy"
-
 // files are every file the etcd PKI consists of.
 func (c etcdPKIConfig) files() []string {
 	files := []string{filepath.Join(c.dir, "ca.crt")}
@@ -90,9 +85,6 @@ func (c etcdPKIConfig) files() []string {
 	}
 	for _, user := range c.users {
 		files = append(files, c.clientFile(user)+".crt", c.clientFile(user)+".key")
-	}
-	if c.proxy {
-		files = append(files, filepath.Join(c.dir, proxyName+".crt"), filepath.Join(c.dir, proxyName+".key"))
 	}
 	if len(c.relay) > 0 {
 		files = append(files, filepath.Join(c.dir, relayName+".crt"), filepath.Join(c.dir, relayName+".key"))
@@ -142,11 +134,6 @@ func (c etcdPKIConfig) write() error {
 	}
 	for _, user := range c.users {
 		if _, _, err := ca.Issue("client-"+user, c.clientTemplate(user)); err != nil {
-			return err
-		}
-	}
-	if c.proxy {
-		if _, _, err := ca.Issue(proxyName, c.clientTemplate("")); err != nil {
 			return err
 		}
 	}
@@ -212,10 +199,9 @@ func (c etcdPKIConfig) memberTemplate(name string) *x509.Certificate {
 	return tmpl
 }
 
-// clientTemplate is a user's client certificate (no user: etcd's
-// grpc-proxy's, which refuses a certificate naming one, since it forwards
-// requests for every user). It names no host: etcd checks the names of any
-// client certificate that has some against the address it connects from.
+// clientTemplate is a user's (or a relay reader's) client certificate. It
+// names no host: etcd checks the names of any client certificate that has
+// some against the address it connects from.
 func (c etcdPKIConfig) clientTemplate(user string) *x509.Certificate {
 	tmpl := kubeproc.CertTemplate(user, c.validity)
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}

@@ -47,7 +47,6 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringSliceVar(&c.etcd.members, "etcd-member", nil, "name of an etcd member, repeatable: writes <dir>/etcd/ with a CA, each member's certificate and one client certificate per etcd user")
 	fs.StringSliceVar(&c.etcd.names, "etcd-name", nil, "extra DNS name or IP in every member's certificate, repeatable (the addresses clients and peers dial)")
 	fs.StringSliceVar(&c.etcd.users, "etcd-user", c.etcd.users, "etcd user given a client certificate (client-<user>.crt, common name = user), repeatable")
-	fs.BoolVar(&c.etcd.proxy, "etcd-proxy", false, "also write <dir>/etcd/client-proxy.crt/.key, a client certificate naming no user, for etcd's grpc-proxy (which refuses one that names a user)")
 	fs.StringSliceVar(&c.etcd.readers, "etcd-reader", nil, "reader of the relay (skydns relay) given a client certificate of a CA of the readers' own, which no member trusts: <dir>/etcd/readers/<reader>.crt, common name = reader, and readers/ca.crt; repeatable")
 	fs.StringSliceVar(&c.etcd.relay, "etcd-relay-name", nil, "DNS name or IP of the relay: writes <dir>/etcd/relay.crt/.key, its serving certificate; repeatable")
 	fs.BoolVar(&c.etcdOnly, "etcd-only", false, "write only <dir>/etcd, not the API server's files and kubeconfigs")
