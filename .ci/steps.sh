@@ -153,6 +153,7 @@ on_exit() {
 	[[ $BASHPID == "$ci_pid" ]] || return 0
 	stop_background
 	steps_report
+	rm -f "$ci_times" "$ci_times".*
 }
 
 trap on_exit EXIT

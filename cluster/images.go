@@ -28,7 +28,7 @@ const (
 	busyboxStatic = "/bin/busybox"
 )
 
-// images are every image the cluster imports: kubesky's three, as
+// images are every image the cluster imports: kubesky's four, as
 // deploy/Dockerfile builds them (the same binaries), the pause image, a
 // busybox client, and the two the e2e DNS tests use.
 func (c Config) images(rootfs string, applets []string) map[string]image {
@@ -51,11 +51,15 @@ func (c Config) images(rootfs string, applets []string) map[string]image {
 			busybox = append(busybox, entry{name: "bin/" + applet, link: "busybox"})
 		}
 	}
+	// kubesky/demo runs kubesky-demo (deploy/Dockerfile): the shared etcd's auth Job.
+	demo := kubesky("demo", []entry{file("kubesky-demo", c.bin("kubesky-demo"))})
+	demo.entrypoint = []string{"/kubesky-demo"}
 	return map[string]image{
 		"skydns": kubesky("skydns", []entry{file("skydns", c.bin("skydns")), ownedDir("data", kubeskyUID)},
 			"--dns-addr=0.0.0.0:1053", "--http-addr=0.0.0.0:8081", "--etcd-data-dir=/data/etcd"),
 		"kube2sky": kubesky("kube2sky", []entry{file("kube2sky", c.bin("kube2sky"))}, "--http-addr=0.0.0.0:8082"),
 		"etcd":     kubesky("etcd", []entry{file("etcd", c.bin("etcd")), file("etcdctl", c.bin("etcdctl")), ownedDir("data", kubeskyUID)}),
+		"demo":     demo,
 		"pause":    {names: []string{pauseImage}, layers: []layer{agnhost}, entrypoint: []string{"/agnhost", "pause"}},
 		"busybox":  {names: []string{ClientImage}, layers: []layer{{entries: busybox}}, cmd: []string{"sh"}},
 		"dnsutils": {names: []string{DebianImage}, layers: []layer{debian}, cmd: []string{"/bin/sh"}},

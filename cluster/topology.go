@@ -18,7 +18,7 @@ import (
 const (
 	TopologyPerPod    = "per-pod"    // deploy/kubernetes: etcd inside each kubesky pod
 	TopologyShared    = "shared"     // deploy/shared-etcd: one etcd cluster, skydns replicas reading it
-	TopologyNodeLocal = "node-local" // deploy/node-local: shared, plus skydns on every node behind grpc-proxy
+	TopologyNodeLocal = "node-local" // deploy/node-local: shared, plus skydns on every node reading through the relays
 )
 
 // Topologies maps each topology to the overlay that deploys it in this
@@ -29,12 +29,12 @@ var Topologies = map[string]string{
 	TopologyNodeLocal: filepath.Join("cluster", "overlay-node-local"),
 }
 
-// The shared etcd's Secret and volumes, which its overlays expect.
+// The shared etcd's volumes, which its overlays expect (its Secrets are
+// deploy.EtcdSecrets).
 const (
-	EtcdTLSSecret = "kubesky-etcd-tls"
-	localClass    = "kubesky-local" // the StorageClass of cluster/overlay-shared
-	etcdMembers   = 3
-	imageUID      = 65532 // the user kubesky's images run as
+	localClass  = "kubesky-local" // the StorageClass of cluster/overlay-shared
+	etcdMembers = 3
+	imageUID    = 65532 // the user kubesky's images run as
 )
 
 // WithTopology returns c deploying topology: its overlay (the IPv6 one for
@@ -66,20 +66,20 @@ func (c Config) needsSharedEtcd() bool {
 }
 
 // PrepareSharedEtcd makes what deploy/shared-etcd expects to find, as
-// deploy/README.md says: the Secret of TLS files from `kubesky-demo pki
-// --etcd-only`, and a local volume per member.
+// deploy/README.md says: a Secret per identity of the TLS files from
+// `kubesky-demo pki --etcd-only`, and a local volume per member.
 func (c *Cluster) PrepareSharedEtcd(ctx context.Context) error {
-	return c.step("shared etcd: the TLS Secret and the members' volumes", func() error {
-		if err := c.createEtcdSecret(ctx); err != nil {
+	return c.step("shared etcd: a TLS Secret per identity and the members' volumes", func() error {
+		if err := c.createEtcdSecrets(ctx); err != nil {
 			return err
 		}
 		return c.createLocalVolumes(ctx)
 	})
 }
 
-// createEtcdSecret writes the TLS files with `kubesky-demo pki` and makes
-// the Secret from them.
-func (c *Cluster) createEtcdSecret(ctx context.Context) error {
+// createEtcdSecrets writes the TLS files with `kubesky-demo pki` and makes
+// the Secrets of deploy.EtcdSecrets from them.
+func (c *Cluster) createEtcdSecrets(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "kubesky-etcd-tls-")
 	if err != nil {
 		return err
@@ -89,18 +89,18 @@ func (c *Cluster) createEtcdSecret(ctx context.Context) error {
 	if out, err := exec.CommandContext(ctx, c.cfg.bin("kubesky-demo"), args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("kubesky-demo %v: %w: %s", args, err, out)
 	}
-	files, err := os.ReadDir(filepath.Join(dir, "etcd"))
-	if err != nil {
-		return err
-	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: EtcdTLSSecret, Namespace: "kube-system"}, Data: map[string][]byte{}}
-	for _, f := range files {
-		if secret.Data[f.Name()], err = os.ReadFile(filepath.Join(dir, "etcd", f.Name())); err != nil {
+	for name, files := range deploy.EtcdSecrets {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system"}, Data: map[string][]byte{}}
+		for key, file := range files {
+			if secret.Data[key], err = os.ReadFile(filepath.Join(dir, "etcd", file)); err != nil {
+				return err
+			}
+		}
+		if _, err := c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			return err
 		}
 	}
-	_, err = c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{})
-	return err
+	return nil
 }
 
 // createLocalVolumes makes a hostPath PersistentVolume of localClass per

@@ -54,7 +54,7 @@ func replacedBySharedEtcd(obj *unstructured.Unstructured) bool {
 }
 
 // NodeLocal returns the objects `kubectl apply -k node-local` makes: those
-// of SharedEtcd, then those of node-local/ (etcd's grpc-proxy and the
+// of SharedEtcd (the relays among them), then those of node-local/ (the
 // DaemonSet) in file-name order.
 func NodeLocal() ([]*unstructured.Unstructured, error) {
 	shared, err := SharedEtcd()

@@ -161,8 +161,8 @@ func TestChartComparisonSeesChanges(t *testing.T) {
 		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"storageClassName": "local"})},
 		{"StatefulSet/kube-system/kubesky-etcd", etcd(map[string]any{"persistentVolumeClaimRetentionPolicy": map[string]any{"whenDeleted": "Delete"}})},
 		{"DaemonSet/kube-system/kubesky-node-local", nodeLocal(map[string]any{"address": "169.254.20.11"})},
-		{"Deployment/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"replicaCount": 3}})},
-		{"Service/kube-system/kubesky-etcd-proxy", nodeLocal(map[string]any{"proxy": map[string]any{"clusterIP": "10.96.0.15"}})},
+		{"Deployment/kube-system/kubesky-etcd-relay", etcd(map[string]any{"relay": map[string]any{"replicaCount": 3}})},
+		{"Service/kube-system/kubesky-etcd-relay", etcd(map[string]any{"relay": map[string]any{"clusterIP": "10.96.0.15"}})},
 	} {
 		topology, _ := change.values["topology"].(string)
 		want := kust[cmp.Or(topology, "per-pod")][change.object]
@@ -185,7 +185,7 @@ func TestChartSchemaNamesWrongValues(t *testing.T) {
 		"mountPath":                      {"extraSecrets": []any{map[string]any{"name": "x", "mountPath": "rel"}}},
 		"/nodeLocal/address":             {"nodeLocal": map[string]any{"address": "node-local"}},
 		"/nodeLocal/updateStrategy/type": {"nodeLocal": map[string]any{"updateStrategy": map[string]any{"type": "Recreate"}}},
-		"/nodeLocal/proxy/replicaCount":  {"nodeLocal": map[string]any{"proxy": map[string]any{"replicaCount": 0}}},
+		"/etcd/relay/replicaCount":       {"etcd": map[string]any{"relay": map[string]any{"replicaCount": 0}}},
 		"tolerations":                    {"nodeLocal": map[string]any{"tolerations": "all"}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -309,7 +309,7 @@ func toYAMLValue(v any) string {
 }
 
 // TestChartNodeLocalValues checks that the node-local values reach the
-// DaemonSet's two skydns and the grpc-proxy, each where the default
+// DaemonSet's two skydns and the relays, each where the default
 // renders something else.
 func TestChartNodeLocalValues(t *testing.T) {
 	objs := byName(renderChart(t, map[string]any{
@@ -322,12 +322,14 @@ func TestChartNodeLocalValues(t *testing.T) {
 			"priorityClassName": "",
 			"tolerations":       []any{},
 			"updateStrategy":    map[string]any{"type": "OnDelete"},
-			"proxy":             map[string]any{"clusterIP": "10.96.0.15", "replicaCount": 3, "resources": map[string]any{"requests": map[string]any{"cpu": "80m"}}},
+		},
+		"etcd": map[string]any{
+			"relay": map[string]any{"clusterIP": "10.96.0.15", "replicaCount": 3, "resources": map[string]any{"requests": map[string]any{"cpu": "80m"}}},
 		},
 	}))
-	ds, proxy := objs["DaemonSet/kube-system/kubesky-node-local"], objs["Deployment/kube-system/kubesky-etcd-proxy"]
+	ds, proxy := objs["DaemonSet/kube-system/kubesky-node-local"], objs["Deployment/kube-system/kubesky-etcd-relay"]
 	if ds == nil || proxy == nil {
-		t.Fatalf("no DaemonSet or no proxy Deployment in %v", slices.Sorted(maps.Keys(objs)))
+		t.Fatalf("no DaemonSet or no relay Deployment in %v", slices.Sorted(maps.Keys(objs)))
 	}
 	spec := podTemplate(t, ds).Object["spec"].(map[string]any)
 	strategy, _, _ := unstructured.NestedString(ds.Object, "spec", "updateStrategy", "type")
@@ -335,9 +337,9 @@ func TestChartNodeLocalValues(t *testing.T) {
 		"a priorityClassName":     hasField(spec, "priorityClassName"),
 		"tolerations":             hasField(spec, "tolerations"),
 		"not updated OnDelete":    strategy != "OnDelete",
-		"the proxy's replicas":    !strings.Contains(toYAMLValue(proxy.Object["spec"]), "replicas: 3"),
-		"the proxy's cpu request": !strings.Contains(toYAMLValue(container(t, proxy, "grpc-proxy")), "cpu: 80m"),
-		"the proxy Service's IP":  !strings.Contains(toYAMLValue(objs["Service/kube-system/kubesky-etcd-proxy"]), "clusterIP: 10.96.0.15"),
+		"the relays' replicas":    !strings.Contains(toYAMLValue(proxy.Object["spec"]), "replicas: 3"),
+		"the relays' cpu request": !strings.Contains(toYAMLValue(container(t, proxy, "relay")), "cpu: 80m"),
+		"the relay Service's IP":  !strings.Contains(toYAMLValue(objs["Service/kube-system/kubesky-etcd-relay"]), "clusterIP: 10.96.0.15"),
 		"extra is not a volume":   !strings.Contains(toYAMLValue(spec["volumes"]), "secretName: extra"),
 	}
 	for _, name := range []string{"skydns-a", "skydns-b"} {

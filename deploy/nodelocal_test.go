@@ -3,7 +3,6 @@ package deploy
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +42,7 @@ func describeSorted(objs []*unstructured.Unstructured) []string {
 }
 
 // TestNodeLocalWiring checks that the DaemonSet reads etcd through the
-// proxy at an address the member certificate names, that its two skydns
+// relays at the address their certificate names, that its two skydns
 // share the DNS address and nothing else on the host, and that an update
 // starts the new pod before the old one stops.
 func TestNodeLocalWiring(t *testing.T) {
@@ -52,25 +51,15 @@ func TestNodeLocalWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := object(t, objs, "DaemonSet", "kubesky-node-local")
-	proxyIP := serviceClusterIP(t, objs, "kubesky-etcd-proxy")
-	t.Run("skydns dials the proxy's Service, which the certificate names", func(t *testing.T) {
+	relayIP := serviceClusterIP(t, objs, "kubesky-etcd-relay")
+	t.Run("skydns dials the relays' Service, which their certificate names", func(t *testing.T) {
 		for _, c := range []string{"skydns-a", "skydns-b"} {
-			if got, want := argValue(t, ds, c, "etcd-endpoints"), "https://"+proxyIP+":2379"; got != want {
+			if got, want := argValue(t, ds, c, "etcd-endpoints"), "https://"+relayIP+":2379"; got != want {
 				t.Errorf("%s --etcd-endpoints=%s, want %s", c, got, want)
 			}
 		}
-		if !strings.Contains(strings.Join(SharedEtcdPKIFlags, " "), proxyIP+",") {
-			t.Errorf("pki flags %v do not name the proxy's %s", SharedEtcdPKIFlags, proxyIP)
-		}
-	})
-	t.Run("the proxy dials the three members", func(t *testing.T) {
-		proxy := object(t, objs, "Deployment", "kubesky-etcd-proxy")
-		var want []string
-		for _, ip := range memberAddresses(t, objs) {
-			want = append(want, "https://"+ip+":2379")
-		}
-		if got := argValue(t, proxy, "grpc-proxy", "endpoints"); got != strings.Join(want, ",") {
-			t.Errorf("--endpoints=%s, want %s", got, strings.Join(want, ","))
+		if !slices.Contains(SharedEtcdPKIFlags, "--etcd-relay-name="+relayIP) {
+			t.Errorf("pki flags %v do not name the relays' %s", SharedEtcdPKIFlags, relayIP)
 		}
 	})
 	t.Run("two skydns share the DNS address and nothing else", func(t *testing.T) {

@@ -139,10 +139,11 @@ func TestSharedEtcdWiring(t *testing.T) {
 			}
 		}
 	})
-	for _, d := range []string{"kubesky-kube2sky", "kubesky-skydns"} {
-		t.Run(d+" dials every member over TLS", func(t *testing.T) {
+	relay := []string{serviceClusterIP(t, objs, "kubesky-etcd-relay")}
+	for d, want := range map[string][]string{"kubesky-kube2sky": members, "kubesky-etcd-relay": members, "kubesky-skydns": relay} {
+		t.Run(d+" dials "+strings.Join(want, ",")+" over TLS", func(t *testing.T) {
 			deployment := object(t, objs, "Deployment", d)
-			container := strings.TrimPrefix(d, "kubesky-")
+			container := strings.TrimPrefix(strings.TrimPrefix(d, "kubesky-"), "etcd-")
 			var hosts []string
 			for _, endpoint := range strings.Split(argValue(t, deployment, container, "etcd-endpoints"), ",") {
 				u, err := url.Parse(endpoint)
@@ -151,8 +152,8 @@ func TestSharedEtcdWiring(t *testing.T) {
 				}
 				hosts = append(hosts, u.Hostname())
 			}
-			if !slices.Equal(hosts, members) {
-				t.Fatalf("--etcd-endpoints hosts %v, members %v", hosts, members)
+			if !slices.Equal(hosts, want) {
+				t.Fatalf("--etcd-endpoints hosts %v, want %v", hosts, want)
 			}
 			for _, flag := range []string{"etcd-cafile", "etcd-certfile", "etcd-keyfile"} {
 				if argValue(t, deployment, container, flag) == "" {
@@ -228,7 +229,7 @@ func argValue(t *testing.T, workload *unstructured.Unstructured, container, flag
 func workloads(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, obj := range objs {
-		if kind := obj.GetKind(); kind == "Deployment" || kind == "StatefulSet" {
+		if kind := obj.GetKind(); kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "Job" {
 			out = append(out, obj)
 		}
 	}

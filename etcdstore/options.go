@@ -86,11 +86,26 @@ func (o ClientOptions) checkTLSFiles() []error {
 		errs = append(errs, fmt.Errorf("--etcd-cafile: %w", err))
 	}
 	if o.CertFile != "" && o.KeyFile != "" {
-		if _, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile); err != nil {
+		pair, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("--etcd-certfile %s and --etcd-keyfile %s: %w", o.CertFile, o.KeyFile, err))
+		} else if err := CheckValidity(pair.Leaf, time.Now()); err != nil {
+			errs = append(errs, fmt.Errorf("--etcd-certfile %s: %w", o.CertFile, err))
 		}
 	}
 	return errs
+}
+
+// CheckValidity fails for a certificate that has expired or is not valid
+// yet at now, saying when it was valid.
+func CheckValidity(cert *x509.Certificate, now time.Time) error {
+	switch {
+	case now.After(cert.NotAfter):
+		return fmt.Errorf("certificate %q expired at %s", cert.Subject.CommonName, cert.NotAfter.UTC().Format(time.RFC3339))
+	case now.Before(cert.NotBefore):
+		return fmt.Errorf("certificate %q is not valid before %s", cert.Subject.CommonName, cert.NotBefore.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 func validateEndpoint(endpoint string) error {

@@ -23,7 +23,7 @@ WITH_CONFORMANCE ?=
 CLUSTER_CONFORMANCE = $(if $(WITH_CONFORMANCE),KUBESKY_CLUSTER_CONFORMANCE='$(CONFORMANCE_FOCUS)')
 CLUSTER_TIMEOUT = $(if $(WITH_CONFORMANCE),45m,20m)
 
-.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local bench-node-local test-helm conformance conformance-full
+.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
@@ -48,6 +48,9 @@ test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real clust
 
 test-node-local: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update and kill -9 of each skydns of a node under 50 glibc lookups/s (none may fail or take 1 s) (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
 	$(CLUSTER_CONFORMANCE) $(CLUSTER_GO_TEST) -timeout $(CLUSTER_TIMEOUT) -run '^TestNodeLocal$$' ./cluster/clustertest/
+
+test-security: build cluster-tools ## every reader credential of deploy/shared-etcd and deploy/node-local tried as a writer on every path in the real cluster (the security subtests of test-cluster-shared and test-node-local, one cluster each) (root)
+	$(CLUSTER_GO_TEST) -timeout 30m -run '^(TestSharedEtcdTopology|TestNodeLocal)$$/^security' ./cluster/clustertest/
 
 bench-node-local: build cluster-tools ## deploy/node-local's skydns against CoreDNS as NodeLocal DNSCache in one real cluster (NODES=3): latency cold and warm, propagation, rollout, kill -9, the conntrack race, memory; writes bench/results/node-local.md (root, ~15 min)
 	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 40m -run '^TestNodeLocalComparison$$' ./cluster/clustertest/

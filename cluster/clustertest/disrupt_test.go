@@ -149,16 +149,13 @@ func podNames(pods []corev1.Pod) []string {
 	return names
 }
 
-// checkEtcdTLS reads a member's /health over TLS with the Secret's client
+// checkEtcdTLS reads a member's /health over TLS with kube2sky's client
 // certificate, and checks the member refuses a client without one.
 func checkEtcdTLS(t *testing.T, c *cluster.Cluster) {
-	secret, err := c.Client.CoreV1().Secrets("kube-system").Get(t.Context(), cluster.EtcdTLSSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret := etcdSecret(t, c, "kubesky-etcd-kube2sky")
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(secret.Data["ca.crt"])
-	pair, err := tls.X509KeyPair(secret.Data["client-kubesky.crt"], secret.Data["client-kubesky.key"])
+	pair, err := tls.X509KeyPair(secret.Data["client.crt"], secret.Data["client.key"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +168,16 @@ func checkEtcdTLS(t *testing.T, c *cluster.Cluster) {
 	} else {
 		t.Logf("without a client certificate: %v", err)
 	}
+}
+
+// etcdSecret is one identity's etcd Secret (deploy.EtcdSecrets).
+func etcdSecret(t *testing.T, c *cluster.Cluster, name string) *corev1.Secret {
+	t.Helper()
+	secret, err := c.Client.CoreV1().Secrets("kube-system").Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
 }
 
 // httpGet fetches url from inside the cluster's network namespace and

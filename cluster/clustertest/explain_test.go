@@ -100,16 +100,22 @@ func explainCurrent(t *testing.T, c *cluster.Cluster, args ...string) string {
 	return out
 }
 
-// etcdClient is where the shared topology's etcd client certificate,
-// from its Secret, was written.
+// etcdClient is where an etcd client certificate of the shared topology,
+// from its identity's Secret, was written.
 type etcdClient struct{ ca, cert, key string }
 
+// writeEtcdClient writes the administrator's (root's) certificate, as an
+// operator running kubesky explain or etcdctl holds it.
 func writeEtcdClient(t *testing.T, c *cluster.Cluster) etcdClient {
 	t.Helper()
-	secret, err := c.Client.CoreV1().Secrets("kube-system").Get(t.Context(), cluster.EtcdTLSSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return writeEtcdSecret(t, c, "kubesky-etcd-admin")
+}
+
+// writeEtcdSecret writes the CA, certificate and key of an identity's
+// Secret into a temp dir.
+func writeEtcdSecret(t *testing.T, c *cluster.Cluster, name string) etcdClient {
+	t.Helper()
+	secret := etcdSecret(t, c, name)
 	dir := t.TempDir()
 	write := func(key string) string {
 		path := filepath.Join(dir, key)
@@ -118,7 +124,7 @@ func writeEtcdClient(t *testing.T, c *cluster.Cluster) etcdClient {
 		}
 		return path
 	}
-	return etcdClient{ca: write("ca.crt"), cert: write("client-kubesky.crt"), key: write("client-kubesky.key")}
+	return etcdClient{ca: write("ca.crt"), cert: write("client.crt"), key: write("client.key")}
 }
 
 // etcdctl is the argv of etcdctl reaching the first member.

@@ -159,7 +159,7 @@ func (r chartRun) check(t *testing.T, c *cluster.Cluster) {
 // volume claims.
 func kubeskyObjects(t *testing.T, c *cluster.Cluster) string {
 	t.Helper()
-	kinds := "deployments,statefulsets,daemonsets,pods,services,endpointslices,poddisruptionbudgets,serviceaccounts," +
+	kinds := "deployments,statefulsets,daemonsets,jobs,pods,services,endpointslices,poddisruptionbudgets,serviceaccounts," +
 		"roles,rolebindings,clusterroles,clusterrolebindings,horizontalpodautoscalers,secrets,configmaps,persistentvolumeclaims"
 	out := kubectl(t, c, nil, "get", kinds, "-A", "-l", "app.kubernetes.io/name=kubesky", "-o", "name")
 	var left []string

@@ -68,6 +68,10 @@ func TestNodeLocal(t *testing.T) {
 		}
 	})
 	node := c.Cfg().Node(min(2, c.Cfg().Nodes))
+	t.Run("security: every reader credential only reads, on every path, under lookups that all answer", func(t *testing.T) {
+		lookupsOnNode(t, c, tools, "security", node.Name, func() { checkSecurity(t, c, "skydns", "node-local") })
+		checkNodeHoldsOnlyItsKey(t, c)
+	})
 	t.Run("a rolling update fails no lookup and slows none", func(t *testing.T) {
 		lookupsOnNode(t, c, tools, "rollout", node.Name, func() { rolloutNodeLocal(t, c) })
 	})

@@ -37,12 +37,12 @@ func TestSharedEtcdTopology(t *testing.T) {
 	t.Run("kubectl kustomize renders the objects deploy.SharedEtcd reads", func(t *testing.T) {
 		checkRender(t, c)
 	})
-	t.Run("the overlay runs 3 etcd members on bound volumes, 2 kube2sky, 2 skydns, 3 PDBs and the HPA", func(t *testing.T) {
+	t.Run("the overlay runs 3 etcd members on bound volumes, 2 relays, 2 kube2sky, 2 skydns, 3 PDBs and the HPA", func(t *testing.T) {
 		checkSharedTopology(t, c)
 	})
 	t.Run("each component's replicas run on different nodes", func(t *testing.T) {
 		requireNodes(t, c, 3)
-		for _, component := range []string{"etcd", "kube2sky", "skydns"} {
+		for _, component := range []string{"etcd", "etcd-relay", "kube2sky", "skydns"} {
 			nodes := nodesOf(t, c, "app.kubernetes.io/name=kubesky,app.kubernetes.io/component="+component)
 			if distinct := slices.Compact(slices.Sorted(slices.Values(nodes))); len(nodes) < 2 || len(distinct) != len(nodes) {
 				t.Errorf("%s pods on nodes %v, want each on its own", component, nodes)
@@ -58,6 +58,9 @@ func TestSharedEtcdTopology(t *testing.T) {
 	})
 	t.Run("kubesky explain traces each kind of name, every replica current", func(t *testing.T) {
 		checkExplain(t, c)
+	})
+	t.Run("security: every reader credential only reads, on every path", func(t *testing.T) {
+		checkSecurity(t, c, "skydns")
 	})
 	t.Run("etcd leader, kube2sky leader and a skydns pod deleted under load and churn", func(t *testing.T) {
 		disruptUnderLoad(t, c)
@@ -100,7 +103,7 @@ func describeAll(objs []*unstructured.Unstructured) []string {
 // checkSharedTopology checks the objects the overlay made and their state.
 func checkSharedTopology(t *testing.T, c *cluster.Cluster) {
 	ctx := t.Context()
-	for component, want := range map[string]int{"etcd": 3, "kube2sky": 2, "skydns": 2} {
+	for component, want := range map[string]int{"etcd": 3, "etcd-relay": 2, "kube2sky": 2, "skydns": 2} {
 		if got := readyPods(t, c, component); len(got) != want {
 			t.Errorf("%s: %d ready pods %v, want %d", component, len(got), got, want)
 		}

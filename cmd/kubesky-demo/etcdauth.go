@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/poll"
 )
 
 // etcdAccount is an etcd user and the role of the same name it holds (root
@@ -42,13 +44,22 @@ var (
 // kube-apiserver, which shares the cluster, gets its /registry/ prefix and
 // the key its compactor keeps; root sets the rest up.
 func etcdAccounts(prefix string) []etcdAccount {
+	return accountsFor(prefix, []string{"skydns"}, true)
+}
+
+// accountsFor are root, kube2sky, a user per reader (read on the prefix)
+// and, with apiserver, the kube-apiserver's. A cluster's shared etcd has
+// one reader, the relay (deploy/README.md).
+func accountsFor(prefix string, readers []string, apiserver bool) []etcdAccount {
 	records := strings.TrimSuffix(prefix, "/") + "/"
-	return []etcdAccount{
-		{user: "root"},
-		{user: "kube2sky", grants: []etcdGrant{{records, true, permReadWrite}}},
-		{user: "skydns", grants: []etcdGrant{{records, true, permRead}}},
-		{user: "kube-apiserver", grants: []etcdGrant{{"/registry/", true, permReadWrite}, {"compact_rev_key", false, permReadWrite}}},
+	accounts := []etcdAccount{{user: "root"}, {user: "kube2sky", grants: []etcdGrant{{records, true, permReadWrite}}}}
+	for _, r := range readers {
+		accounts = append(accounts, etcdAccount{user: r, grants: []etcdGrant{{records, true, permRead}}})
 	}
+	if apiserver {
+		accounts = append(accounts, etcdAccount{user: "kube-apiserver", grants: []etcdGrant{{"/registry/", true, permReadWrite}, {"compact_rev_key", false, permReadWrite}}})
+	}
+	return accounts
 }
 
 // etcdUsers are the names of etcdAccounts.
@@ -63,10 +74,15 @@ func etcdUsers() []string {
 func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := etcdstore.DefaultClientOptions()
 	prefix := contract.DefaultPrefix
+	readers, apiserver := []string{"skydns"}, true
+	wait := time.Duration(0)
 	fs := pflag.NewFlagSet("etcd-auth", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	fs.StringVar(&prefix, "prefix", prefix, "etcd key prefix of the records")
-	summary := "Creates the etcd roles and users of deploy/README.md (root, kube2sky, skydns,\n" +
+	fs.StringSliceVar(&readers, "reader", readers, "user that may read the prefix and nothing else, repeatable")
+	fs.BoolVar(&apiserver, "kube-apiserver", apiserver, "also the kube-apiserver's user (the compose stack's API server shares the etcd)")
+	fs.DurationVar(&wait, "wait", wait, "how long to wait for etcd to answer before giving up (a Job started with the members)")
+	summary := "Creates the etcd roles and users of deploy/README.md (root, kube2sky, the readers,\n" +
 		"kube-apiserver; each authenticates with its client certificate's common name) and\n" +
 		"enables authentication. Connect as root: --etcd-certfile is root's certificate.\n" +
 		"What exists already is kept, so running it again is safe."
@@ -77,7 +93,7 @@ func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
 		return 2
 	}
-	if err := setUpEtcdAuth(ctx, opts, prefix, stdout); err != nil {
+	if err := setUpEtcdAuth(ctx, opts, accountsFor(prefix, readers, apiserver), wait, stdout); err != nil {
 		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
 		return 1
 	}
@@ -94,15 +110,19 @@ func validateEtcdAuth(opts etcdstore.ClientOptions, prefix string) error {
 	return opts.Validate()
 }
 
-// setUpEtcdAuth creates the roles, then the users, then enables auth.
-func setUpEtcdAuth(ctx context.Context, opts etcdstore.ClientOptions, prefix string, stdout io.Writer) error {
+// setUpEtcdAuth waits up to wait for etcd, creates the roles, then the
+// users, then enables auth.
+func setUpEtcdAuth(ctx context.Context, opts etcdstore.ClientOptions, accounts []etcdAccount, wait time.Duration, stdout io.Writer) error {
 	client, err := opts.New(nil)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	a := etcdAuthSetup{client: client, opts: opts}
-	for _, acct := range etcdAccounts(prefix) {
+	if err := a.await(ctx, wait); err != nil {
+		return err
+	}
+	for _, acct := range accounts {
 		if err := a.account(ctx, acct); err != nil {
 			return err
 		}
@@ -154,6 +174,24 @@ func (a etcdAuthSetup) account(ctx context.Context, acct etcdAccount) error {
 			return err
 		}
 		_, err = a.client.UserGrantRole(ctx, acct.user, role)
+		return err
+	})
+}
+
+// await polls etcd for up to wait until a member answers a user list
+// (root's, or anyone's while auth is off).
+func (a etcdAuthSetup) await(ctx context.Context, wait time.Duration) error {
+	if wait <= 0 {
+		return nil
+	}
+	return poll.Until(ctx, wait, func(ctx context.Context) error {
+		err := a.call(ctx, "waiting for etcd", func(ctx context.Context) error {
+			_, err := a.client.UserList(ctx)
+			return err
+		})
+		if errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, rpctypes.ErrUserEmpty) {
+			return poll.Permanent(err)
+		}
 		return err
 	})
 }

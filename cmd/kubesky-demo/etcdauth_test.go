@@ -1,10 +1,16 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 // The roles themselves are checked against a real etcd with TLS and auth
@@ -48,5 +54,35 @@ func TestEtcdAccountsHoldOnlyThePrefix(t *testing.T) {
 	}
 	if got := describeGrants(etcdAccounts("/skydns/")[1]); got != "role kube2sky (readwrite /skydns/*)" {
 		t.Errorf("describeGrants = %q", got)
+	}
+}
+
+// TestEtcdAuthAsTheSharedEtcdsJobRunsIt runs etcd-auth with the flags of
+// deploy/shared-etcd's Job, twice, against an etcd with TLS and client
+// certificates: the users are root, kube2sky and relay, auth is on, and
+// relay may read the prefix and not write it.
+func TestEtcdAuthAsTheSharedEtcdsJobRunsIt(t *testing.T) {
+	pki := etcdtest.NewPKI(t)
+	srv := etcdtest.StartSecure(t, pki, "root")
+	flags := append([]string{"etcd-auth", "--etcd-endpoints=" + srv.ClientURL(), "--reader=relay", "--kube-apiserver=false", "--wait=30s"},
+		pki.Flags(pki.Client(t, "root"))...)
+	for run := range 2 {
+		if code, out, errOut := runMain(t, flags...); code != 0 {
+			t.Fatalf("run %d: code %d: %s %s", run+1, code, out, errOut)
+		}
+	}
+	users, err := srv.Client.UserList(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(users.Users, ","); got != "kube2sky,relay,root" {
+		t.Errorf("users %s, want kube2sky, relay and root", got)
+	}
+	relay := etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "relay")))
+	if _, err := relay.Get(t.Context(), "/skydns/", clientv3.WithPrefix()); err != nil {
+		t.Errorf("relay reading /skydns/: %v", err)
+	}
+	if _, err := relay.Put(t.Context(), "/skydns/x", "y"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+		t.Errorf("relay writing /skydns/x: %v, want permission denied", err)
 	}
 }

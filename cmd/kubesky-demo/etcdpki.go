@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -23,7 +24,8 @@ type etcdPKIConfig struct {
 	members  []string // member names, which are also their DNS names
 	names    []string // more DNS names and IPs in every member's certificate
 	users    []string // the etcd users given a client certificate
-	proxy    bool     // also a client certificate with no common name, for etcd's grpc-proxy
+	readers  []string // readers of the relay, given certificates of a CA of their own (readers/)
+	relay    []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
 	caCert   string   // if set, issue with this CA instead of a new one
 	caKey    string
 	validity time.Duration
@@ -39,10 +41,13 @@ func (c etcdPKIConfig) validate() error {
 	if err := validateNames(c.names); err != nil {
 		return err
 	}
-	for _, user := range c.users {
+	for _, user := range append(slices.Clone(c.users), c.readers...) {
 		if user == "" {
-			return errors.New("--etcd-user: an empty user")
+			return errors.New("--etcd-user or --etcd-reader: an empty user")
 		}
+	}
+	if err := validateNames(c.relay); err != nil {
+		return fmt.Errorf("--etcd-relay-name: %w", err)
 	}
 	if (c.caCert == "") != (c.caKey == "") {
 		return fmt.Errorf("--etcd-ca-cert and --etcd-ca-key must be given together")
@@ -72,10 +77,6 @@ func validateNames(names []string) error {
 func (c etcdPKIConfig) memberFile(name string) string { return filepath.Join(c.dir, "member-"+name) }
 func (c etcdPKIConfig) clientFile(user string) string { return filepath.Join(c.dir, "client-"+user) }
 
-// proxyName is the file name (without .crt or .key) of the proxy's client
-// certificate.
-const proxyName = "client-proxy"
-
 // files are every file the etcd PKI consists of.
 func (c etcdPKIConfig) files() []string {
 	files := []string{filepath.Join(c.dir, "ca.crt")}
@@ -85,11 +86,26 @@ func (c etcdPKIConfig) files() []string {
 	for _, user := range c.users {
 		files = append(files, c.clientFile(user)+".crt", c.clientFile(user)+".key")
 	}
-	if c.proxy {
-		files = append(files, filepath.Join(c.dir, proxyName+".crt"), filepath.Join(c.dir, proxyName+".key"))
+	if len(c.relay) > 0 {
+		files = append(files, filepath.Join(c.dir, relayName+".crt"), filepath.Join(c.dir, relayName+".key"))
+	}
+	if len(c.readers) > 0 {
+		files = append(files, filepath.Join(c.readersDir(), "ca.crt"))
+	}
+	for _, r := range c.readers {
+		files = append(files, filepath.Join(c.readersDir(), r+".crt"), filepath.Join(c.readersDir(), r+".key"))
 	}
 	return files
 }
+
+// relayName is the file name (without .crt or .key) of the relay's
+// serving certificate, and its common name without the prefix.
+const relayName = "relay"
+
+// readersDir holds the readers' CA and certificates: a CA the etcd
+// members do not trust, so that a reader's key opens the relay and no
+// member.
+func (c etcdPKIConfig) readersDir() string { return filepath.Join(c.dir, "readers") }
 
 // exist reports whether every file is there.
 func (c etcdPKIConfig) exist() bool {
@@ -121,12 +137,42 @@ func (c etcdPKIConfig) write() error {
 			return err
 		}
 	}
-	if c.proxy {
-		if _, _, err := ca.Issue(proxyName, c.clientTemplate("")); err != nil {
+	if len(c.relay) > 0 {
+		if _, _, err := ca.Issue(relayName, c.relayTemplate()); err != nil {
+			return err
+		}
+	}
+	return c.writeReaders()
+}
+
+// writeReaders issues each reader's client certificate with a new CA of
+// their own, whose key is not kept either.
+func (c etcdPKIConfig) writeReaders() error {
+	if len(c.readers) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(c.readersDir(), 0o700); err != nil {
+		return err
+	}
+	ca, err := kubeproc.NewCA(c.readersDir(), c.validity)
+	if err != nil {
+		return err
+	}
+	for _, r := range c.readers {
+		if _, _, err := ca.Issue(r, c.clientTemplate(r)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// relayTemplate is the relay's serving certificate: for its names alone,
+// a server's and not a client's, so that it opens no member.
+func (c etcdPKIConfig) relayTemplate() *x509.Certificate {
+	tmpl := kubeproc.CertTemplate("kubesky-etcd-"+relayName, c.validity)
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	addNames(tmpl, c.relay)
+	return tmpl
 }
 
 func (c etcdPKIConfig) ca() (*kubeproc.CA, error) {
@@ -153,10 +199,9 @@ func (c etcdPKIConfig) memberTemplate(name string) *x509.Certificate {
 	return tmpl
 }
 
-// clientTemplate is a user's client certificate (no user: etcd's
-// grpc-proxy's, which refuses a certificate naming one, since it forwards
-// requests for every user). It names no host: etcd checks the names of any
-// client certificate that has some against the address it connects from.
+// clientTemplate is a user's (or a relay reader's) client certificate. It
+// names no host: etcd checks the names of any client certificate that has
+// some against the address it connects from.
 func (c etcdPKIConfig) clientTemplate(user string) *x509.Certificate {
 	tmpl := kubeproc.CertTemplate(user, c.validity)
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}

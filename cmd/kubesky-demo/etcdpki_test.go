@@ -12,18 +12,17 @@ import (
 	"github.com/kubesky/kubesky/deploy"
 )
 
-// sharedEtcd is what deploy/shared-etcd's manifests expect of the Secret
-// kubesky-etcd-tls.
+// sharedEtcd is what deploy/shared-etcd's manifests expect of pki's files.
 type sharedEtcd struct {
-	names      []string // the members' addresses: hostAliases' IPs and names
-	peerCN     string   // --peer-cert-allowed-cn
-	secretKeys []string // the keys the pods mount
+	names   []string // the members' addresses: hostAliases' IPs and names
+	peerCN  string   // --peer-cert-allowed-cn
+	secrets []string // the Secrets the pods mount
 }
 
 // readSharedEtcd reads what the manifests expect of the Secret.
 func readSharedEtcd(t *testing.T) sharedEtcd {
 	t.Helper()
-	objs, err := deploy.NodeLocal() // shared-etcd's objects, and the proxy's
+	objs, err := deploy.NodeLocal() // shared-etcd's objects, and the DaemonSet
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +37,8 @@ func readSharedEtcd(t *testing.T) sharedEtcd {
 		}
 		volumes, _, _ := unstructured.NestedSlice(spec, "volumes")
 		for _, v := range volumes {
-			items, _, _ := unstructured.NestedSlice(v.(map[string]any), "secret", "items")
-			for _, item := range items {
-				s.secretKeys = append(s.secretKeys, item.(map[string]any)["key"].(string))
+			if name, ok, _ := unstructured.NestedString(v.(map[string]any), "secret", "secretName"); ok {
+				s.secrets = append(s.secrets, name)
 			}
 		}
 		for _, arg := range containerArgs(obj) {
@@ -55,8 +53,8 @@ func readSharedEtcd(t *testing.T) sharedEtcd {
 // TestPKIForSharedEtcd checks `pki --etcd-only` with deploy's
 // SharedEtcdPKIFlags against deploy/shared-etcd: its member certificate
 // holds the members' cluster IPs and hostAliases, its common name is the
-// one the members accept from peers, and it writes every key the
-// manifests mount from the Secret.
+// one the members accept from peers, and it writes every file of the
+// Secrets the manifests mount.
 func TestPKIForSharedEtcd(t *testing.T) {
 	want := readSharedEtcd(t)
 	dir := filepath.Join(t.TempDir(), "etcd-tls")
@@ -81,31 +79,39 @@ func TestPKIForSharedEtcd(t *testing.T) {
 			t.Errorf("common name %q, want %q (--peer-cert-allowed-cn)", member.Subject.CommonName, want.peerCN)
 		}
 	})
-	t.Run("the client certificate names no host and is for clients only", func(t *testing.T) {
-		client := verifyCert(t, etcd, "client-kubesky", x509.ExtKeyUsageClientAuth)
-		if len(client.DNSNames)+len(client.IPAddresses) != 0 {
-			t.Errorf("names %v %v: etcd would check them against the client's address", client.DNSNames, client.IPAddresses)
-		}
-		if _, err := client.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
-			t.Error(err)
-		}
-		if _, err := client.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err == nil {
-			t.Error("the client certificate also serves")
+	for _, user := range []string{"root", "kube2sky", "relay"} {
+		t.Run(user+"'s client certificate names no host and is for clients only", func(t *testing.T) {
+			client := verifyCert(t, etcd, "client-"+user, x509.ExtKeyUsageClientAuth)
+			if len(client.DNSNames)+len(client.IPAddresses) != 0 {
+				t.Errorf("names %v %v: etcd would check them against the client's address", client.DNSNames, client.IPAddresses)
+			}
+			if _, err := client.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err == nil {
+				t.Error("the client certificate also serves")
+			}
+		})
+	}
+	t.Run("the readers' certificates open no member", func(t *testing.T) {
+		for _, reader := range []string{"skydns", "node-local"} {
+			verifyCert(t, filepath.Join(etcd, "readers"), reader, x509.ExtKeyUsageClientAuth)
+			cert := parseCertFile(t, filepath.Join(etcd, "readers", reader+".crt"))
+			if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+				t.Errorf("%s's certificate verifies under the members' CA", reader)
+			}
 		}
 	})
-	t.Run("the proxy's client certificate names no user", func(t *testing.T) {
-		proxy := verifyCert(t, etcd, "client-proxy", x509.ExtKeyUsageClientAuth)
-		if proxy.Subject.CommonName != "" {
-			t.Errorf("common name %q: etcd's grpc-proxy refuses a certificate that names a user", proxy.Subject.CommonName)
+	t.Run("it writes every file of the Secrets the manifests mount, and nothing for the API server", func(t *testing.T) {
+		if len(want.secrets) == 0 {
+			t.Fatal("no Secret mounted")
 		}
-	})
-	t.Run("it writes every key the manifests mount, and nothing for the API server", func(t *testing.T) {
-		if len(want.secretKeys) == 0 {
-			t.Fatal("no Secret items mounted")
-		}
-		for _, key := range want.secretKeys {
-			if _, err := os.Stat(filepath.Join(etcd, key)); err != nil {
-				t.Errorf("the manifests mount %s: %v", key, err)
+		for _, secret := range want.secrets {
+			files, ok := deploy.EtcdSecrets[secret]
+			if !ok {
+				t.Errorf("the manifests mount %s, which is not in deploy.EtcdSecrets", secret)
+			}
+			for key, file := range files {
+				if _, err := os.Stat(filepath.Join(etcd, file)); err != nil {
+					t.Errorf("%s's %s: %v", secret, key, err)
+				}
 			}
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {

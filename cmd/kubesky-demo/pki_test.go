@@ -3,8 +3,10 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +188,52 @@ func verifyCert(t *testing.T, dir, name string, usage x509.ExtKeyUsage) *x509.Ce
 	roots.AppendCertsFromPEM([]byte(readFile(t, filepath.Join(dir, "ca.crt"))))
 	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+	return cert
+}
+
+// TestPKIForTheRelay: --etcd-relay-name writes the relay's serving
+// certificate (for its names, of the etcd CA, no client use), and
+// --etcd-reader writes each reader's client certificate under a CA of the
+// readers' own, which no etcd member trusts.
+func TestPKIForTheRelay(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pki")
+	code, out, errOut := runMain(t, "pki", "--dir", dir, "--etcd-only", "--etcd-member", "etcd1", "--etcd-user", "relay",
+		"--etcd-reader", "skydns,node-local", "--etcd-relay-name", "10.96.0.14")
+	if code != 0 {
+		t.Fatalf("code %d: %s %s", code, out, errOut)
+	}
+	etcd := filepath.Join(dir, "etcd")
+	relay := verifyCert(t, etcd, "relay", x509.ExtKeyUsageServerAuth)
+	if err := relay.VerifyHostname("10.96.0.14"); err != nil {
+		t.Error(err)
+	}
+	if slices.Contains(relay.ExtKeyUsage, x509.ExtKeyUsageClientAuth) {
+		t.Error("the relay's serving certificate is a client certificate too")
+	}
+	readers := filepath.Join(etcd, "readers")
+	for _, r := range []string{"skydns", "node-local"} {
+		if cn := verifyCert(t, readers, r, x509.ExtKeyUsageClientAuth).Subject.CommonName; cn != r {
+			t.Errorf("reader %s: common name %q", r, cn)
+		}
+		cert := parseCertFile(t, filepath.Join(readers, r+".crt"))
+		roots := x509.NewCertPool()
+		roots.AppendCertsFromPEM([]byte(readFile(t, filepath.Join(etcd, "ca.crt"))))
+		if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+			t.Errorf("reader %s's certificate verifies under the members' CA", r)
+		}
+	}
+}
+
+func parseCertFile(t *testing.T, path string) *x509.Certificate {
+	t.Helper()
+	block, _ := pem.Decode([]byte(readFile(t, path)))
+	if block == nil {
+		t.Fatalf("%s: no PEM", path)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return cert
 }

@@ -25,13 +25,17 @@ func main() {
 // run returns the exit status: 0 after a clean shutdown, 1 after a
 // failure, 2 for a bad flag or environment value. `skydns dnssec ...`
 // makes keys and prints DS records (runDNSSEC); `skydns probe` asks a
-// running skydns's health socket (runProbe).
+// running skydns's health socket (runProbe); `skydns relay` is the
+// read-only fan-out tier between etcd and the node-local skydns (runRelay).
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "dnssec" {
 		return runDNSSEC(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "probe" {
 		return runProbe(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "relay" {
+		return runRelay(args[1:], stdout, stderr)
 	}
 	cfg := skydns.DefaultConfig()
 	fs := pflag.NewFlagSet("skydns", pflag.ContinueOnError)
@@ -41,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := cfg.Parse(fs, args)
 	switch {
 	case errors.Is(err, pflag.ErrHelp):
-		fmt.Fprintf(stdout, "Usage: skydns [flags]\n       skydns dnssec keygen|ds [flags]\n       skydns probe [--socket PATH] [--path /readyz]\n\nEvery flag can also be set as SKYDNS_<FLAG> (--dns-addr: SKYDNS_DNS_ADDR);\nthe --etcd-* flags also read ETCD_<FLAG>.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "Usage: skydns [flags]\n       skydns dnssec keygen|ds [flags]\n       skydns probe [--socket PATH] [--path /readyz]\n       skydns relay [flags]\n\nEvery flag can also be set as SKYDNS_<FLAG> (--dns-addr: SKYDNS_DNS_ADDR);\nthe --etcd-* flags also read ETCD_<FLAG>.\n\n%s", fs.FlagUsages())
 		return 0
 	case *showVersion:
 		fmt.Fprintln(stdout, "skydns", version.Version)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -36,6 +37,10 @@ type Config struct {
 	// Logger, if set, is where etcd logs (at LogLevel and above); the
 	// default is zap's JSON on stderr.
 	Logger *zap.Logger
+	// ClientTLS, if set, is the TLS etcd serves its clients with (an
+	// https:// ClientURL); with ClientCertAuth it requires a client
+	// certificate, whose common name is the etcd user once auth is on.
+	ClientTLS *transport.TLSInfo
 }
 
 // Server is a single-member etcd server running inside this process.
@@ -94,6 +99,9 @@ func (c Config) etcdConfig() (*embed.Config, error) {
 	// to a client. A random token makes a new data dir a cluster of its own
 	// (a restart from an existing one keeps the ID it bootstrapped with).
 	cfg.InitialClusterToken = "kubesky-" + rand.Text()
+	if c.ClientTLS != nil {
+		cfg.ClientTLSInfo = *c.ClientTLS
+	}
 	if c.WatchProgressNotifyInterval > 0 {
 		cfg.WatchProgressNotifyInterval = c.WatchProgressNotifyInterval
 	}
@@ -128,7 +136,11 @@ func valueOr(s, fallback string) string {
 // ClientURL returns the URL clients reach the server at, with the port that
 // was actually bound.
 func (e *Server) ClientURL() string {
-	return "http://" + e.etcd.Clients[0].Addr().String()
+	scheme := "http://"
+	if !e.etcd.Config().ClientTLSInfo.Empty() {
+		scheme = "https://"
+	}
+	return scheme + e.etcd.Clients[0].Addr().String()
 }
 
 // Err reports a fatal error of the running server.

@@ -69,12 +69,7 @@ func NewClient(t testing.TB, url string) *clientv3.Client {
 	t.Helper()
 	opts := etcdstore.DefaultClientOptions()
 	opts.Endpoints = []string{url}
-	c, err := opts.New(nil)
-	if err != nil {
-		t.Fatalf("etcd client for %s: %v", url, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return NewClientWith(t, opts)
 }
 
 // Stop stops the server, keeping its data dir; it is safe to call twice.

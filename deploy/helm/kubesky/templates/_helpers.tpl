@@ -131,20 +131,12 @@ securityContext:
 {{- end }}
 {{- end }}
 
-{{/* A volume of etcd.tlsSecret: ca.crt, and each named pair of the Secret as member.crt/.key (the member's) or client.crt/.key; call with (list $ volumeName pairs...). */}}
+{{/* A volume of one identity's etcd Secret, kubesky-etcd-<identity>; call with (list volumeName identity). */}}
 {{- define "kubesky.etcdTLSVolume" -}}
-{{- $ := index . 0 -}}
-- name: {{ index . 1 }}
+- name: {{ index . 0 }}
   secret:
-    secretName: {{ $.Values.etcd.tlsSecret }}
+    secretName: kubesky-etcd-{{ index . 1 }}
     defaultMode: 0440
-    items:
-      - {key: ca.crt, path: ca.crt}
-      {{- range slice . 2 }}
-      {{- $file := ternary "member" "client" (eq . "member-kubesky-etcd-member") }}
-      - {key: {{ . }}.crt, path: {{ $file }}.crt}
-      - {key: {{ . }}.key, path: {{ $file }}.key}
-      {{- end }}
 {{- end }}
 
 {{/* The name of the DNS pods' Deployment: kubesky, or kubesky-skydns with the shared etcd. */}}
@@ -152,9 +144,14 @@ securityContext:
 {{ ternary "kubesky-skydns" "kubesky" (include "kubesky.sharedEtcd" . | eq "true") }}
 {{- end }}
 
-{{/* The etcd client volume of kube2sky and skydns in the shared topologies. */}}
+{{/* The etcd client volume of kube2sky, skydns or node-local skydns in the shared topologies; call with the identity. */}}
 {{- define "kubesky.etcdClientTLS" -}}
-{{- include "kubesky.etcdTLSVolume" (list . "etcd-tls" "client-kubesky") }}
+{{- include "kubesky.etcdTLSVolume" (list "etcd-tls" .) }}
+{{- end }}
+
+{{/* The relays' endpoint, where every skydns of the shared topologies reads etcd. */}}
+{{- define "kubesky.relayEndpoint" -}}
+https://{{ .Values.etcd.relay.clusterIP }}:2379
 {{- end }}
 
 {{/* "true" when the topology runs deploy/shared-etcd's etcd cluster (shared, node-local), else "". */}}
@@ -202,7 +199,11 @@ securityContext:
   args:
     - --dns-addr=0.0.0.0:53
     - --http-addr=0.0.0.0:8081
+    {{- if index . 1 }}
+    {{- include "kubesky.etcdClientArgs" (include "kubesky.relayEndpoint" $) | nindent 4 }}
+    {{- else }}
     {{- include "kubesky.etcdArgs" . | nindent 4 }}
+    {{- end }}
     - --zone={{ $.Values.zone }}
     - --lameduck=5s
     - --ns-addrs={{ $.Values.service.clusterIP }}
@@ -280,7 +281,7 @@ volumeMounts:
     - --node-local-interface=kubesky0
     - --http-addr=0.0.0.0:{{ index . 2 }}
     - --health-socket=/run/skydns/health.sock
-    {{- include "kubesky.etcdClientArgs" (printf "https://%s:2379" $.Values.nodeLocal.proxy.clusterIP) | nindent 4 }}
+    {{- include "kubesky.etcdClientArgs" (include "kubesky.relayEndpoint" $) | nindent 4 }}
     - --zone={{ $.Values.zone }}
     - --lameduck=2s
     - --ns-addrs={{ $.Values.service.clusterIP }}
