@@ -31,13 +31,13 @@ steps_report() {
 	local total=$((SECONDS - ci_start)) secs budget status name mark
 	echo
 	echo "== CI steps (wall time; budget per step in .ci/run)"
-	printf '  %-44s %8s %8s  %s\n' step time budget ""
+	printf '  %-52s %8s %8s  %s\n' step time budget ""
 	while IFS=$'\t' read -r secs budget status name; do
 		mark="$status"
 		if ((secs > budget)); then mark="$status, OVER BUDGET"; fi
-		printf '  %-44s %8s %8s  %s\n' "$name" "$(minutes "$secs")" "$(minutes "$budget")" "$mark"
+		printf '  %-52s %8s %8s  %s\n' "$name" "$(minutes "$secs")" "$(minutes "$budget")" "$mark"
 	done <"$ci_times"
-	printf '  %-44s %8s %8s\n' "total" "$(minutes "$total")" "$(minutes "$CI_STOP_SECONDS")"
+	printf '  %-52s %8s %8s\n' "total" "$(minutes "$total")" "$(minutes "$CI_STOP_SECONDS")"
 	echo "  slowest: $(slowest_steps)"
 	if ((total > CI_WARN_SECONDS)); then
 		echo "!! CI took $(minutes "$total"), past the $(minutes "$CI_WARN_SECONDS") warning line: cut the slowest steps"
