@@ -44,9 +44,10 @@ steps_report() {
 	fi
 }
 
-# slowest_steps prints the three slowest finished steps with their times.
+# slowest_steps prints the three slowest finished steps with their times (not the background
+# commands, whose time the steps beside them share).
 slowest_steps() {
-	sort -t$'\t' -k1,1nr "$ci_times" | head -3 |
+	grep -v '(background)$' "$ci_times" | sort -t$'\t' -k1,1nr | head -3 |
 		awk -F'\t' '{printf "%s%s (%d:%02d)", (NR > 1 ? ", " : ""), $4, $1 / 60, $1 % 60}'
 }
 

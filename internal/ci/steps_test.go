@@ -82,6 +82,9 @@ await broken 1
 	}
 	mustContain(t, out, "built the tools", "tools (background)", "exit 0", "half built",
 		"!! step failed: broken: wait (exit 3)")
+	if slowest := out[strings.LastIndex(out, "slowest:"):]; strings.Contains(slowest, "(background)") {
+		t.Errorf("a background command is named among the slowest steps: %s", slowest)
+	}
 }
 
 func TestTheWatchdogWarnsThenStopsARunPastItsLimit(t *testing.T) {
