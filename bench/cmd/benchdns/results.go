@@ -28,6 +28,9 @@ type results struct {
 	sizes      []report.MemorySize
 	bursts     []report.Burst
 	visibility report.Visibility
+
+	forward        []forwardRow
+	forwardProblem string // why the forward part did not run
 }
 
 // runParts runs the parts the flags ask for, in order.
@@ -53,6 +56,10 @@ func (b *bench) runParts(ctx context.Context) results {
 	if b.cfg.runs("memory") && ctx.Err() == nil {
 		b.logf("skydns memory pass")
 		b.memoryPass(ctx, &res)
+	}
+	if b.cfg.runs("forward") && ctx.Err() == nil {
+		b.logf("forward: %d forwarding caches, %d rounds of %s of cache hits each", len(b.cfg.forwarders), b.cfg.rounds, b.cfg.duration)
+		b.forwardPart(ctx, &res)
 	}
 	res.elapsed, res.busyAtEnd = time.Since(res.started), busyNote()
 	return res
@@ -90,6 +97,9 @@ func (r results) markdown(cfg config, args []string) string {
 	}
 	if cfg.runs("memory") {
 		b.WriteString(r.memoryMarkdown())
+	}
+	if cfg.runs("forward") {
+		b.WriteString(r.forwardMarkdown(cfg))
 	}
 	return b.String()
 }
