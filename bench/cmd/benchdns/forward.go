@@ -77,6 +77,9 @@ func (b *bench) forwardPart(ctx context.Context, res *results) {
 			}
 		}
 	}
+	if sky := insts["skydns"]; sky != nil && b.cfg.profile && ctx.Err() == nil {
+		res.forwardProfile = b.profileUnder(ctx, sky, zipf, "skydns-forward.cpu.pprof")
+	}
 	next := forwardWarmNames
 	for _, row := range rows {
 		if inst := insts[row.Server]; inst != nil && ctx.Err() == nil {
@@ -323,5 +326,8 @@ func (r results) forwardMarkdown(cfg config) string {
 	}
 	b.WriteString(report.ForwardTable(r.forward, stormClients) + "\n\n")
 	b.WriteString("### Targets among the forwarding caches\n\n" + report.TargetsTable(report.ForwardTargets(r.forward, "skydns", "unbound")) + "\n")
+	if r.forwardProfile != "" {
+		fmt.Fprintf(&b, "### skydns CPU profile under the cache-hit mix (go tool pprof -top)\n\n```\n%s\n```\n\n", r.forwardProfile)
+	}
 	return b.String()
 }

@@ -31,6 +31,7 @@ type results struct {
 
 	forward        []forwardRow
 	forwardProblem string // why the forward part did not run
+	forwardProfile string // skydns's CPU profile under the cache-hit mix
 }
 
 // runParts runs the parts the flags ask for, in order.
