@@ -33,7 +33,7 @@ type Misses struct {
 // ForwardTable is the comparison of forwarding caches, one line each.
 func ForwardTable(rows []ForwardRow, stormClients int) string {
 	var b strings.Builder
-	b.WriteString("| server | cache hits: QPS | CPU µs/answer | answers per CPU-second | p99 µs | lost | RSS per cached name | misses: p50 µs | p99 µs | lost | upstream per miss | storm of " +
+	b.WriteString("| server | cache hits: QPS | CPU µs/answer | answers per CPU-second | p99 | lost | RSS per cached name | misses: p50 µs | p99 µs | lost | upstream per miss | storm of " +
 		fmt.Sprint(stormClients) + ": upstream queries | answered |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Server,

@@ -41,7 +41,7 @@ func forwarderNamed(name string) server {
 // forwarder is given: twice the warm set.
 const forwardCacheSize = 2 * forwardWarmNames
 
-// configDir makes the configuration directory of forwarder name on port.
+// configDir makes the configuration directory of server name on port.
 func configDir(b *bench, name string, port int) (string, error) {
 	dir := filepath.Join(b.work, fmt.Sprintf("%s.%d", name, port))
 	return dir, os.MkdirAll(dir, 0o755)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,9 @@ func (r results) markdown(cfg config, args []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# DNS benchmark results\n\n%s, %s. Command: `benchdns %s`\n\n", r.started.Format(time.RFC3339), r.elapsed.Round(time.Second), strings.Join(args, " "))
 	fmt.Fprintf(&b, "Machine: %s; at the end: %s\n\n", r.machine, r.busyAtEnd)
+	if !slices.ContainsFunc(cfg.parts, func(p string) bool { return slices.Contains(defaultParts, p) }) {
+		return b.String() + r.forwardMarkdown(cfg) // the forward part alone
+	}
 	fmt.Fprintf(&b, "%d services (A + named-port SRV each) in etcd; queries 70 %% A, 10 %% SRV, 10 %% NXDOMAIN, 10 %% NODATA; "+
 		"servers pinned to CPU %d (etcd too), dnsperf to CPU %d",
 		cfg.services, cfg.serverCPU, cfg.loadCPU)
