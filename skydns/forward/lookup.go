@@ -94,7 +94,7 @@ func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 		}
 		return f.serveStale(stale), nil
 	}
-	if !hasStale && f.health.allHeld(r.addrs) {
+	if !hasStale && f.health.allDown(r.addrs) {
 		return nil, errAllDown
 	}
 	wait, cancel := staleTimer(ctx, hasStale)
@@ -115,7 +115,8 @@ func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 const clientResponseTimer = 1800 * time.Millisecond
 
 // errAllDown answers a name the cache does not hold while every server of
-// its route is held failed: SERVFAIL at once, not after the timeouts.
+// its route is down (health.allDown): SERVFAIL at once, not after the
+// timeouts.
 var errAllDown = errors.New("every upstream of the route is down")
 
 // staleTimer is ctx, ending after clientResponseTimer when a stale answer
