@@ -6,7 +6,8 @@
 # callgrind pass and skydns's memory pass, and prints the tables; they are
 # saved in bench/results/latest.md too. `make bench-dns` runs it.
 #
-# It installs dnsperf, dnsmasq-base, valgrind, knot, nsd and gcc with apt-get when they are
+# It installs dnsperf, dnsmasq-base, valgrind, knot, nsd, gcc and, for the forward part
+# (make bench-forward), unbound, knot-resolver and pdns-recursor with apt-get when they are
 # missing, builds bin/coredns (make coredns) and, into bin/bench/, the bench
 # binaries and skydns from ./cmd/skydns (not stripped, unlike make build's,
 # so callgrind can attribute instructions to source files; stripping does
@@ -29,6 +30,9 @@ install_missing() {
 	command -v dnsmasq >/dev/null || missing+=(dnsmasq-base)
 	command -v valgrind >/dev/null || missing+=(valgrind)
 	command -v knotd >/dev/null || missing+=(knot)
+	command -v unbound >/dev/null || missing+=(unbound)
+	command -v kresd >/dev/null || missing+=(knot-resolver)
+	command -v pdns_recursor >/dev/null || missing+=(pdns-recursor)
 	command -v nsd >/dev/null || missing+=(nsd)
 	command -v gcc >/dev/null || missing+=(gcc)
 	command -v taskset >/dev/null || missing+=(util-linux)

@@ -6,13 +6,18 @@
 
 BENCH_DNS_FLAGS ?=
 
-.PHONY: bench-dns bench-dns-tcp
+.PHONY: bench-dns bench-dns-tcp bench-forward
 
 bench-dns: ## DNS comparison vs CoreDNS, dnsmasq, fixed-answer server, over UDP and TCP (~10 min; BENCH_DNS_FLAGS=--rounds 1)
 	bench/dns.sh $(BENCH_DNS_FLAGS)
 
 bench-dns-tcp: ## the TCP part of bench-dns alone (~4 min); tables in bench/results/tcp.md
 	bench/dns.sh --parts tcp --out bench/results/tcp.md $(BENCH_DNS_FLAGS)
+
+# The forwarding caches side by side, each forwarding to one Knot DNS holding an external zone:
+# cache hits, misses at a fixed rate, a storm of one new name, RSS per cached name. See docs/forward.md.
+bench-forward: ## skydns's forwarder and cache vs Unbound, dnsmasq, CoreDNS (forward+cache, NodeLocal DNSCache), Knot Resolver, PowerDNS Recursor; bench/results/forward.md (BENCH_DNS_FLAGS=--rounds 1)
+	bench/dns.sh --parts forward --out bench/results/forward.md $(BENCH_DNS_FLAGS)
 
 # etcd's watch fan-out to W skydns readers (bench/cmd/fanout): a 3-member etcd cluster of real
 # processes, with and without etcd grpc-proxies, 10k Services of records, 100 kube2sky-shaped

@@ -292,20 +292,22 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 		d.logger.Info("signing with DNSSEC", "zones", signer.Zones(), "keys", signer.KeyTags())
 	}
 	names := newZoneNames(res)
+	router := &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
+		rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
+		signer: signer, names: names}
 	cfg := dnsserver.Config{
-		Addr: d.cfg.DNSAddr,
-		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
-			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
-			signer: signer, names: names},
-		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
-		UDPSockets: d.cfg.UDPSockets,
-		ReusePort:  d.cfg.NodeLocal.Enabled(),
-		FastStats:  d.metrics.startAnswers(res),
-		Observe:    d.observer(),
-		Invalid:    func(error) { d.metrics.observeMalformedPacket() },
-		Panicked:   d.panicked,
-		Logger:     d.logger.With("component", "dns"),
-		Transfer:   d.transferServer(res),
+		Addr:               d.cfg.DNSAddr,
+		Responder:          router,
+		RecursionAvailable: router.recursionAvailable,
+		MaxUDPSize:         dnsserver.DefaultMaxUDPSize,
+		UDPSockets:         d.cfg.UDPSockets,
+		ReusePort:          d.cfg.NodeLocal.Enabled(),
+		FastStats:          d.metrics.startAnswers(res),
+		Observe:            d.observer(),
+		Invalid:            func(error) { d.metrics.observeMalformedPacket() },
+		Panicked:           d.panicked,
+		Logger:             d.logger.With("component", "dns"),
+		Transfer:           d.transferServer(res),
 	}
 	if cfg.RRL, err = d.cfg.RRL.Limiter(); err != nil {
 		return dnsserver.Config{}, err

@@ -2,6 +2,7 @@ package skydns
 
 import (
 	"context"
+	"net/netip"
 	"sync/atomic"
 
 	"github.com/miekg/dns"
@@ -80,6 +81,13 @@ func (r *router) route(ctx context.Context, q dnsserver.Query, snap *snapshot.Sn
 	return resp, true
 }
 
+// recursionAvailable reports whether client may have names outside the
+// zones resolved: the forwarder is an ExternalResolver that allows it.
+func (r *router) recursionAvailable(client netip.Addr) bool {
+	ext, ok := r.forwarder.(ExternalResolver)
+	return ok && ext.RecursionAllowed(client)
+}
+
 // fallsThrough is true when resp, the zones' answer to q, denies a name in
 // a reverse zone that the forwarder may resolve for this client: the
 // address is outside what kube2sky writes (8.8.8.8, a node's), and the
@@ -88,8 +96,7 @@ func (r *router) fallsThrough(zone resolver.ZoneMatch, resp *dns.Msg, q dnsserve
 	if !r.reverseFallthrough || !zone.Reverse() || resp.Rcode != dns.RcodeNameError || !q.Msg.RecursionDesired {
 		return false
 	}
-	ext, ok := r.forwarder.(ExternalResolver)
-	return ok && ext.RecursionAllowed(q.Client)
+	return r.recursionAvailable(q.Client)
 }
 
 // resolveIn answers q, whose name is in zone, from snap, the newest

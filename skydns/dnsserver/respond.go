@@ -24,6 +24,7 @@ type handler struct {
 	udpSlots     udpSlots                                     // a UDP query gives its slot back when answered
 	rrl          *rrl.Limiter                                 // nil: no response rate limiting
 	transfer     func(q Query, w dns.ResponseWriter) *dns.Msg // nil: transfers reach the responder
+	recursion    func(client netip.Addr) bool                 // Config.RecursionAvailable, never nil
 }
 
 func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
@@ -35,12 +36,15 @@ func (h *handler) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	defer h.recoverQuery(w, req, proto)
 	q := Query{Msg: req, Client: clientAddr(w), Proto: proto}
 	var resp *dns.Msg
-	if h.transfer != nil && proto == "tcp" && isTransfer(req) {
+	switch {
+	case req.IsTsig() != nil:
+		resp = unknownKey(req, h.maxUDPSize)
+	case h.transfer != nil && proto == "tcp" && isTransfer(req):
 		if resp = h.transfer(q, w); resp == nil {
 			return // streamed
 		}
 		Fit(resp, req, proto, h.maxUDPSize)
-	} else {
+	default:
 		ctx, cancel := context.WithTimeout(h.base, h.queryTimeout)
 		resp = Reply(ctx, h.responder, q, h.maxUDPSize)
 		cancel()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -104,6 +105,11 @@ type Config struct {
 	// served like TCP (tls.go).
 	TLSAddr string
 	TLS     *tls.Config
+
+	// RecursionAvailable, if set, says whether a client may have names
+	// outside the zones resolved: the RA bit of the error answers the
+	// server writes itself (FORMERR, NOTIMP). Unset: never.
+	RecursionAvailable func(client netip.Addr) bool
 }
 
 // Server serves DNS over UDP and TCP on one port.
@@ -137,7 +143,7 @@ func Start(cfg Config) (*Server, error) {
 	base, cancel := context.WithCancel(context.Background())
 	h := &handler{responder: cfg.Responder, maxUDPSize: cfg.MaxUDPSize, queryTimeout: cfg.QueryTimeout,
 		base: base, observe: cfg.Observe, panicked: cfg.Panicked, logger: cfg.Logger, rrl: cfg.RRL, udpSlots: make(udpSlots, cfg.UDPMaxInFlight),
-		transfer: cfg.Transfer}
+		transfer: cfg.Transfer, recursion: recursionFor(cfg.RecursionAvailable)}
 	_, port, _ := net.SplitHostPort(cfg.Addr)
 	s := &Server{addr: ln.Addr().String(), conns: conns, portNamed: port != "0", cancel: cancel, logger: cfg.Logger}
 	s.newUDP = func(conn net.PacketConn) *dns.Server {
@@ -239,6 +245,7 @@ func newDNSServer(h *handler, cfg Config, bind func(*dns.Server)) *dns.Server {
 		MsgAcceptFunc:  accept,
 		MsgInvalidFunc: func(_ []byte, err error) { invalid(err) },
 	}
+	h.decorateFlags(d)
 	bind(d)
 	return d
 }

@@ -104,10 +104,14 @@ func (w tcpWriter) WriteMsg(m *dns.Msg) error {
 	return err
 }
 
-// Write writes one message, framed.
+// Write writes one message, framed, an error answer with the flags
+// errorFlags gives it.
 func (w tcpWriter) Write(msg []byte) (int, error) {
 	if len(msg) > dns.MaxMsgSize {
 		return 0, dns.ErrBuf
+	}
+	if errorAnswer(msg) {
+		msg = errorFlags(msg, w.s.srv.h.recursion(IP(w.RemoteAddr())))
 	}
 	framed := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(msg)), uint16(len(msg)))
 	if err := w.s.write(append(framed, msg...)); err != nil {

@@ -101,8 +101,8 @@ func checkFuzzCache(t *testing.T, fwd *Forwarder, req *dns.Msg, before int, sent
 		return
 	case grew != 1 || !cached:
 		t.Fatalf("the cache took %d entries, the question's entry cached: %v", grew, cached)
-	case sent == nil || e.msg.Rcode != sent.Rcode || len(e.msg.Answer) != len(sent.Answer):
-		t.Fatalf("cached %v\nbut the upstream sent no such answer to the question (%v)", e.msg, sent)
+	case sent == nil || e.reply().Rcode != sent.Rcode || len(e.reply().Answer) != len(sent.Answer):
+		t.Fatalf("cached %v\nbut the upstream sent no such answer to the question (%v)", e.reply(), sent)
 	}
 }
 

@@ -19,10 +19,33 @@ type health struct {
 	mu          sync.Mutex
 	failedUntil map[string]time.Time // guarded by mu; addr -> end of its hold
 	probing     map[string]bool      // guarded by mu; addrs with a probe running
+	probeFailed map[string]bool      // guarded by mu; addrs whose health check failed since they last answered
 }
 
 func newHealth(now func() time.Time) *health {
-	return &health{now: now, failedUntil: map[string]time.Time{}, probing: map[string]bool{}}
+	return &health{now: now, failedUntil: map[string]time.Time{}, probing: map[string]bool{}, probeFailed: map[string]bool{}}
+}
+
+// allDown reports whether every one of addrs is held failed and has
+// failed a health check since it last answered: an outage, not one lost
+// reply.
+func (h *health) allDown(addrs []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	for _, a := range addrs {
+		if !h.failedUntil[a].After(now) || !h.probeFailed[a] {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
+// probeFailure records a failed health check of addr.
+func (h *health) probeFailure(addr string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.probeFailed[addr] = true
 }
 
 // held reports whether addr is held failed now.
@@ -78,6 +101,7 @@ func (h *health) ok(addr string) bool {
 	defer h.mu.Unlock()
 	_, held := h.failedUntil[addr]
 	delete(h.failedUntil, addr)
+	delete(h.probeFailed, addr)
 	return held
 }
 

@@ -2,8 +2,10 @@ package forward
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -92,7 +94,12 @@ func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 		}
 		return f.serveStale(stale), nil
 	}
-	e, err := f.await(ctx, q, r, s.cache, key)
+	if !hasStale && f.health.allDown(r.addrs) {
+		return nil, errAllDown
+	}
+	wait, cancel := staleTimer(ctx, hasStale)
+	defer cancel()
+	e, err := f.await(wait, q, r, s.cache, key)
 	if err != nil && hasStale {
 		return f.serveStale(stale), nil
 	}
@@ -100,6 +107,25 @@ func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 		return nil, err
 	}
 	return e.at(f.now()), nil
+}
+
+// clientResponseTimer is how long a client waits for a fresh answer when
+// a stale one may be served (RFC 8767, 5: 1.8 s, within a resolver's 2 s
+// retry); the fetch goes on and refreshes the cache.
+const clientResponseTimer = 1800 * time.Millisecond
+
+// errAllDown answers a name the cache does not hold while every server of
+// its route is down (health.allDown): SERVFAIL at once, not after the
+// timeouts.
+var errAllDown = errors.New("every upstream of the route is down")
+
+// staleTimer is ctx, ending after clientResponseTimer when a stale answer
+// is there to serve.
+func staleTimer(ctx context.Context, hasStale bool) (context.Context, context.CancelFunc) {
+	if !hasStale {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, clientResponseTimer)
 }
 
 func (f *Forwarder) serveStale(e *entry) *dns.Msg {

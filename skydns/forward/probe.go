@@ -53,6 +53,7 @@ func (f *Forwarder) probeOnce(addr string) bool {
 	if f.ctx.Err() == nil {
 		f.metrics.probes.WithLabelValues(addr, classify(err)).Inc()
 		f.health.failed(addr)
+		f.health.probeFailure(addr)
 	}
 	return false
 }

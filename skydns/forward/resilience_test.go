@@ -253,3 +253,53 @@ func TestHealthCheck(t *testing.T) {
 		}
 	})
 }
+
+func TestAnUpstreamOutage(t *testing.T) {
+	t.Run("after one lost reply, before a health check fails, a new name is still asked upstream", func(t *testing.T) {
+		sw, up := startSwitchable(t, answerA("192.0.2.65", 60))
+		cfg := testConfig(up.addr)
+		f, _, _ := testForwarder(t, cfg)
+		sw.up.Store(false)
+		wantRcode(t, ask(t, f, "lost.example.org.", dns.TypeA), dns.RcodeServerFailure)
+		sw.up.Store(true)
+		wantA(t, ask(t, f, "next.example.org.", dns.TypeA), "192.0.2.65", 60)
+	})
+
+	t.Run("a stale answer goes out within RFC 8767's client response timer, before the upstream's timeout", func(t *testing.T) {
+		sw, up := startSwitchable(t, answerA("192.0.2.63", 60))
+		cfg := testConfig(up.addr)
+		cfg.ServeStale = time.Hour
+		cfg.ForwardTimeout, cfg.ForwardDeadline = 3*time.Second, 4*time.Second
+		f, clock, _ := testForwarder(t, cfg)
+		ask(t, f, "www.example.org.", dns.TypeA)
+		sw.up.Store(false)
+		clock.Advance(61 * time.Second)
+		start := time.Now()
+		wantA(t, ask(t, f, "www.example.org.", dns.TypeA), "192.0.2.63", staleTTL)
+		if took := time.Since(start); took >= 2*time.Second {
+			t.Errorf("the stale answer took %v, want it within %v (a client retries after 2 s)", took, clientResponseTimer)
+		}
+		f.background.Wait()
+	})
+
+	t.Run("a name the cache does not hold gets SERVFAIL at once while every upstream is known down", func(t *testing.T) {
+		sw, up := startSwitchable(t, answerA("192.0.2.64", 60))
+		cfg := testConfig(up.addr)
+		cfg.ForwardTimeout, cfg.ForwardDeadline, cfg.HealthCheck = 500*time.Millisecond, time.Second, 50*time.Millisecond
+		f, _, _ := testForwarder(t, cfg)
+		sw.up.Store(false)
+		wantRcode(t, ask(t, f, "first.example.org.", dns.TypeA), dns.RcodeServerFailure) // waits the timeout
+		polltest.True(t, "a failed health check", func() bool {
+			return value(f.metrics.probes.WithLabelValues(up.addr, resultTimeout)) >= 1
+		})
+		before := sw.queries.Load()
+		start := time.Now()
+		wantRcode(t, ask(t, f, "new.example.org.", dns.TypeA), dns.RcodeServerFailure)
+		if took := time.Since(start); took >= cfg.ForwardTimeout {
+			t.Errorf("SERVFAIL took %v, want it before the %v timeout", took, cfg.ForwardTimeout)
+		}
+		if got := sw.queries.Load() - before; got != 0 {
+			t.Errorf("the upstream got %d queries for the new name while known down, want 0", got)
+		}
+	})
+}

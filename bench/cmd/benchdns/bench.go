@@ -42,6 +42,9 @@ type bench struct {
 	key     string // skydns-do's DNSSEC key file; "": not made yet
 	queries string
 	probe   string // a name every server answers with an A record
+
+	up       *upstream // the forward part's upstream, while it runs
+	upstream string    // its host:port
 }
 
 func newBench(ctx context.Context, cfg config, progress io.Writer) (*bench, error) {

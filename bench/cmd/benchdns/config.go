@@ -30,13 +30,21 @@ type config struct {
 	servers   []string
 	memSizes  []int
 	profile   bool
+
+	forwarders    []string // the forward part's servers
+	externalNames int      // names in the forward part's external zone
+	missRate      int      // queries a second of the forward part's misses
 }
 
-var allParts = []string{"dns", "callgrind", "tcp", "memory"}
+// defaultParts run unless --parts says otherwise; validParts may be named.
+var (
+	defaultParts = []string{"dns", "callgrind", "tcp", "memory"}
+	validParts   = append(slices.Clone(defaultParts), "forward")
+)
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
-	var parts, servers, sizes string
+	var parts, servers, sizes, fwd string
 	fs := flag.NewFlagSet("benchdns", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.bin, "bin", "bin", "directory holding coredns")
@@ -52,14 +60,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.cgSlow, "callgrind-slow-queries", 2000, "queries sent under callgrind to CoreDNS-etcd and to etcd behind it")
 	fs.IntVar(&c.serverCPU, "server-cpu", 0, "CPU the servers (and etcd) are pinned to")
 	fs.IntVar(&c.loadCPU, "load-cpu", 1, "CPU dnsperf is pinned to")
-	fs.StringVar(&parts, "parts", strings.Join(allParts, ","), "which parts to run: dns, callgrind, tcp (timed runs over TCP and their callgrind pass), memory")
+	fs.StringVar(&parts, "parts", strings.Join(defaultParts, ","), "which parts to run: dns, callgrind, tcp (timed runs over TCP and their callgrind pass), memory, forward (forwarding caches, bench/results/forward.md)")
 	fs.StringVar(&servers, "servers", strings.Join(serverNames(), ","), "which servers to compare")
 	fs.StringVar(&sizes, "memory-sizes", "0,10000,50000", "services loaded for each skydns memory measurement (0: the base)")
+	fs.StringVar(&fwd, "forwarders", strings.Join(forwarderNames(), ","), "the forward part's servers")
+	fs.IntVar(&c.externalNames, "external-names", 1000000, "names in the forward part's external zone (at least 200,000)")
+	fs.IntVar(&c.missRate, "miss-rate", 2000, "queries a second of the forward part's miss runs")
 	fs.BoolVar(&c.profile, "profile", true, "take a CPU profile of skydns under load (needs --pprof in skydns)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	c.parts, c.servers = splitList(parts), splitList(servers)
+	c.parts, c.servers, c.forwarders = splitList(parts), splitList(servers), splitList(fwd)
 	var err error
 	if c.memSizes, err = parseSizes(sizes); err != nil {
 		fmt.Fprintf(stderr, "benchdns: --memory-sizes: %v\n", err)
@@ -78,8 +89,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 func (c config) validate() error {
 	for _, p := range c.parts {
-		if !slices.Contains(allParts, p) {
-			return fmt.Errorf("--parts: unknown part %q (want %s)", p, strings.Join(allParts, ", "))
+		if !slices.Contains(validParts, p) {
+			return fmt.Errorf("--parts: unknown part %q (want %s)", p, strings.Join(validParts, ", "))
 		}
 	}
 	for _, s := range c.servers {
@@ -87,7 +98,16 @@ func (c config) validate() error {
 			return fmt.Errorf("--servers: unknown server %q (want %s)", s, strings.Join(serverNames(), ", "))
 		}
 	}
+	for _, s := range c.forwarders {
+		if !slices.Contains(forwarderNames(), s) {
+			return fmt.Errorf("--forwarders: unknown server %q (want %s)", s, strings.Join(forwarderNames(), ", "))
+		}
+	}
 	switch {
+	case c.externalNames < 2*forwardWarmNames:
+		return fmt.Errorf("--external-names %d: want at least %d (the warm set, then names never asked)", c.externalNames, 2*forwardWarmNames)
+	case c.missRate < 1:
+		return fmt.Errorf("--miss-rate %d: want at least 1", c.missRate)
 	case c.services < 1:
 		return fmt.Errorf("--services %d: want at least 1", c.services)
 	case c.rounds < 1 || c.duration < time.Second:

@@ -78,11 +78,16 @@ func (b *bench) warmUpUDP(ctx context.Context, insts map[string]*instance) {
 // clients and tcpOutstanding queries in flight; and it reads the server's (and
 // for servers reading etcd per query, etcd's) CPU time over the run.
 func (b *bench) measure(ctx context.Context, inst *instance, mode string) (report.Sample, error) {
+	return b.measureFile(ctx, inst, mode, b.queries)
+}
+
+// measureFile is measure with the queries of file.
+func (b *bench) measureFile(ctx context.Context, inst *instance, mode, file string) (report.Sample, error) {
 	before, err := b.cpuTimes(inst)
 	if err != nil {
 		return report.Sample{}, err
 	}
-	o := dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU, DNSSECOK: inst.dnssecOK}
+	o := dnsperf.Options{Addr: inst.addr, QueryFile: file, Duration: b.cfg.duration, Verbose: true, CPU: b.cfg.loadCPU, DNSSECOK: inst.dnssecOK}
 	if mode != "udp" {
 		o.Mode, o.Clients, o.Outstanding = mode, tcpClients, tcpOutstanding
 	}

@@ -18,13 +18,19 @@ import (
 // returns the top of `go tool pprof -top`. This run is not one of the
 // timed rounds: the profiler costs a little.
 func (b *bench) profileSkyDNS(ctx context.Context, inst *instance) string {
-	path := filepath.Join(b.work, "skydns.cpu.pprof")
+	return b.profileUnder(ctx, inst, b.queries, "skydns.cpu.pprof")
+}
+
+// profileUnder is profileSkyDNS with the queries of file, the profile
+// kept in the scratch directory as name.
+func (b *bench) profileUnder(ctx context.Context, inst *instance, file, name string) string {
+	path := filepath.Join(b.work, name)
 	secs := max(1, int(b.cfg.duration.Seconds())-1)
 	done := make(chan error, 1)
 	go func() {
 		done <- fetch(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", inst.httpAddr, secs), path)
 	}()
-	_, runErr := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: b.queries, Duration: b.cfg.duration, CPU: b.cfg.loadCPU})
+	_, runErr := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: file, Duration: b.cfg.duration, CPU: b.cfg.loadCPU})
 	if err := <-done; err != nil || runErr != nil {
 		return fmt.Sprintf("no profile: %v %v", err, runErr)
 	}

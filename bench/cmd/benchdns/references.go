@@ -23,12 +23,11 @@ func knotArgv(b *bench, port, _ int) ([]string, error) {
 // writeConf writes the configuration text(dir, zone file, port) of the
 // server name on port into a directory of its own, and returns its path.
 func writeConf(b *bench, name string, port int, text func(dir, zoneFile string, port int) string) (string, error) {
-	dir := filepath.Join(b.work, fmt.Sprintf("%s.%d", name, port))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := configDir(b, name, port)
+	if err != nil {
 		return "", err
 	}
-	conf := filepath.Join(dir, name+".conf")
-	return conf, os.WriteFile(conf, []byte(text(dir, b.zone, port)), 0o644)
+	return writeConfig(dir, name+".conf", text(dir, b.zone, port))
 }
 
 func knotConf(dir, zoneFile string, port int) string {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,10 @@ type results struct {
 	sizes      []report.MemorySize
 	bursts     []report.Burst
 	visibility report.Visibility
+
+	forward        []forwardRow
+	forwardProblem string // why the forward part did not run
+	forwardProfile string // skydns's CPU profile under the cache-hit mix
 }
 
 // runParts runs the parts the flags ask for, in order.
@@ -54,6 +59,10 @@ func (b *bench) runParts(ctx context.Context) results {
 		b.logf("skydns memory pass")
 		b.memoryPass(ctx, &res)
 	}
+	if b.cfg.runs("forward") && ctx.Err() == nil {
+		b.logf("forward: %d forwarding caches, %d rounds of %s of cache hits each", len(b.cfg.forwarders), b.cfg.rounds, b.cfg.duration)
+		b.forwardPart(ctx, &res)
+	}
 	res.elapsed, res.busyAtEnd = time.Since(res.started), busyNote()
 	return res
 }
@@ -63,6 +72,9 @@ func (r results) markdown(cfg config, args []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# DNS benchmark results\n\n%s, %s. Command: `benchdns %s`\n\n", r.started.Format(time.RFC3339), r.elapsed.Round(time.Second), strings.Join(args, " "))
 	fmt.Fprintf(&b, "Machine: %s; at the end: %s\n\n", r.machine, r.busyAtEnd)
+	if !slices.ContainsFunc(cfg.parts, func(p string) bool { return slices.Contains(defaultParts, p) }) {
+		return b.String() + r.forwardMarkdown(cfg) // the forward part alone
+	}
 	fmt.Fprintf(&b, "%d services (A + named-port SRV each) in etcd; queries 70 %% A, 10 %% SRV, 10 %% NXDOMAIN, 10 %% NODATA; "+
 		"servers pinned to CPU %d (etcd too), dnsperf to CPU %d",
 		cfg.services, cfg.serverCPU, cfg.loadCPU)
@@ -90,6 +102,9 @@ func (r results) markdown(cfg config, args []string) string {
 	}
 	if cfg.runs("memory") {
 		b.WriteString(r.memoryMarkdown())
+	}
+	if cfg.runs("forward") {
+		b.WriteString(r.forwardMarkdown(cfg))
 	}
 	return b.String()
 }
