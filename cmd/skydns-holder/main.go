@@ -8,7 +8,7 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/skydns/sockhold"
 )
@@ -25,11 +27,15 @@ func main() {
 }
 
 func run(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("skydns-holder", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("skydns-holder", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "the directory shared with skydns (its --node-local-peers)")
 	upstream := fs.String("upstream", "", "where queries go while no skydns runs, ip:port (the kube-dns Service)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "skydns-holder:", err)
 		return 2
 	}
 	up, err := netip.ParseAddrPort(*upstream)

@@ -272,14 +272,14 @@ volumeMounts:
 
 {{/* One skydns of a node-local pod; call with (list $ id metricsPort). */}}
 {{- define "kubesky.nodeLocalSkydns" -}}
-{{- $ := index . 0 -}}
+{{- $ := . -}}
 {{- $addr := $.Values.nodeLocal.address -}}
-- name: skydns-{{ index . 1 }}
+- name: skydns
   {{- include "kubesky.image" (list $ "skydns") | nindent 2 }}
   args:
     - --dns-addr={{ ternary (printf "[%s]" $addr) $addr (contains ":" $addr) }}:53
     - --node-local-interface=kubesky0
-    - --http-addr=0.0.0.0:{{ index . 2 }}
+    - --http-addr=0.0.0.0:9253
     - --health-socket=/run/skydns/health.sock
     {{- include "kubesky.etcdClientArgs" (include "kubesky.relayEndpoint" $) | nindent 4 }}
     - --zone={{ $.Values.zone }}
@@ -288,7 +288,7 @@ volumeMounts:
     - --node-local-peers=/run/skydns-peers
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
-    - name: run-{{ index . 1 }}
+    - name: run
       mountPath: /run/skydns
     - name: peers
       mountPath: /run/skydns-peers
