@@ -76,7 +76,7 @@ func TestNodeLocalComparison(t *testing.T) {
 	skydns := measureServer(t, c, tools, "skydns", "skydns (deploy/node-local)", names, 1,
 		func(n cluster.Node) { killNodeLocal(t, c, n) }, func() { rolloutNodeLocal(t, c) })
 	scaledPass(t, c, tools, "skydns", skydns, "/run/skydns-peers") // skydns and skydns-holder
-	proxyMemory := nodeMemory(t, c, "--allowed-cn") // the relays (skydns relay)
+	proxyMemory := nodeMemory(t, c, "--allowed-cn")                // the relays (skydns relay)
 
 	kubectl(t, c, nil, "-n", "kube-system", "delete", "daemonset", nodeLocalSet, "--wait=true")
 	deployNodeLocalCache(t, c)
