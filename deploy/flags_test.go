@@ -142,6 +142,9 @@ func binaryOf(s string) string {
 	if base == "demo" {
 		base = "kubesky-demo" // the image kubesky/demo
 	}
+	if base == "skydns-node" {
+		base = "skydns" // the same command, built without etcd's server
+	}
 	for _, b := range ourBinaries {
 		if base == b {
 			return b

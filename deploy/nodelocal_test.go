@@ -70,6 +70,9 @@ func TestNodeLocalWiring(t *testing.T) {
 		if !slices.Equal(names, []string{"skydns", "holder"}) {
 			t.Fatalf("containers %v, want [skydns holder]", names)
 		}
+		if command := containerCommand(ds, "skydns"); !slices.Equal(command, []string{"/skydns-node"}) {
+			t.Errorf("skydns runs %v, want [/skydns-node] (no etcd server linked)", command)
+		}
 		if got, want := argValue(t, ds, "holder", "dir"), argValue(t, ds, "skydns", "node-local-peers"); got != want {
 			t.Errorf("holder --dir=%s, skydns --node-local-peers=%s: want the same", got, want)
 		}
@@ -89,4 +92,15 @@ func TestNodeLocalWiring(t *testing.T) {
 			t.Errorf("maxSurge %v, maxUnavailable %v; want 1 and 0", surge, unavailable)
 		}
 	})
+}
+
+// containerCommand is the command of container in workload's pod template.
+func containerCommand(workload *unstructured.Unstructured, container string) []string {
+	containers, _, _ := unstructured.NestedSlice(workload.Object, "spec", "template", "spec", "containers")
+	for _, c := range containers {
+		if c := c.(map[string]any); c["name"] == container {
+			return stringList(c["command"])
+		}
+	}
+	return nil
 }

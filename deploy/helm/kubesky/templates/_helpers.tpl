@@ -276,6 +276,7 @@ volumeMounts:
 {{- $addr := $.Values.nodeLocal.address -}}
 - name: skydns
   {{- include "kubesky.image" (list $ "skydns") | nindent 2 }}
+  command: ["/skydns-node"]
   args:
     - --dns-addr={{ ternary (printf "[%s]" $addr) $addr (contains ":" $addr) }}:53
     - --node-local-interface=kubesky0
@@ -296,7 +297,7 @@ volumeMounts:
   {{- range $probe, $timing := dict "readinessProbe" (dict "path" "/readyz" "periodSeconds" 2 "timeoutSeconds" 2) "livenessProbe" (dict "path" "/healthz" "periodSeconds" 10 "timeoutSeconds" 5 "failureThreshold" 5) }}
   {{ $probe }}:
     exec:
-      command: ["/skydns", "probe", "--socket=/run/skydns/health.sock", "--path={{ $timing.path }}"]
+      command: ["/skydns-node", "probe", "--socket=/run/skydns/health.sock", "--path={{ $timing.path }}"]
     {{- toYaml (omit $timing "path") | nindent 4 }}
   {{- end }}
   resources:
