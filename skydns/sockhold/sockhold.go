@@ -41,6 +41,10 @@ const forwardTimeout = 2 * time.Second
 // maxMessage is the largest UDP DNS message read or relayed.
 const maxMessage = 65535
 
+// maxInFlight bounds the queries forwarded at once (each holds a reply
+// buffer of maxMessage): beyond it, queries wait in their socket's queue.
+const maxInFlight = 128
+
 // Config is where the holder meets the skydns and where it forwards.
 type Config struct {
 	// Dir is the directory shared with the skydns (its --node-local-peers).
@@ -103,7 +107,7 @@ func (h *Holder) adopt(ctx context.Context, conns []*net.UDPConn) {
 	h.attached--
 	release, othersAttached := h.release, h.attached > 0
 	h.mu.Unlock()
-	f := &forwarder{upstream: h.cfg.Upstream, forwarded: &h.forwarded}
+	f := &forwarder{upstream: h.cfg.Upstream, forwarded: &h.forwarded, slots: make(chan struct{}, maxInFlight)}
 	f.last.Store(time.Now().UnixNano())
 	for _, c := range conns {
 		f.readers.Go(func() { f.serve(c) })
@@ -124,6 +128,7 @@ type forwarder struct {
 	upstream  netip.AddrPort
 	forwarded *atomic.Int64
 	last      atomic.Int64 // UnixNano of the last query read
+	slots     chan struct{} // one per query being forwarded
 	readers   sync.WaitGroup
 	inFlight  sync.WaitGroup
 }
@@ -141,7 +146,11 @@ func (f *forwarder) serve(c *net.UDPConn) {
 		}
 		f.last.Store(time.Now().UnixNano())
 		query := append([]byte(nil), buf[:n]...)
-		f.inFlight.Go(func() { f.forward(c, client, query) })
+		f.slots <- struct{}{}
+		f.inFlight.Go(func() {
+			defer func() { <-f.slots }()
+			f.forward(c, client, query)
+		})
 	}
 }
 
