@@ -25,6 +25,8 @@ help: ## list the targets
 
 build: ## static binaries (CGO_ENABLED=0) into bin/
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	@# skydns-node: skydns without etcd's server (no embedded etcd, no relay), deploy/node-local's
+	CGO_ENABLED=0 $(GO) build -trimpath -tags noembed -ldflags '$(LDFLAGS)' -o $(BIN)/skydns-node ./cmd/skydns
 
 test: lint test-unit test-fuzz test-integration ## everything CI runs
 

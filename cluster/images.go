@@ -55,7 +55,7 @@ func (c Config) images(rootfs string, applets []string) map[string]image {
 	demo := kubesky("demo", []entry{file("kubesky-demo", c.bin("kubesky-demo"))})
 	demo.entrypoint = []string{"/kubesky-demo"}
 	return map[string]image{
-		"skydns": kubesky("skydns", []entry{file("skydns", c.bin("skydns")), ownedDir("data", kubeskyUID)},
+		"skydns": kubesky("skydns", []entry{file("skydns", c.bin("skydns")), file("skydns-holder", c.bin("skydns-holder")), file("skydns-node", c.bin("skydns-node")), ownedDir("data", kubeskyUID)},
 			"--dns-addr=0.0.0.0:1053", "--http-addr=0.0.0.0:8081", "--etcd-data-dir=/data/etcd"),
 		"kube2sky": kubesky("kube2sky", []entry{file("kube2sky", c.bin("kube2sky"))}, "--http-addr=0.0.0.0:8082"),
 		"etcd":     kubesky("etcd", []entry{file("etcd", c.bin("etcd")), file("etcdctl", c.bin("etcdctl")), ownedDir("data", kubeskyUID)}),

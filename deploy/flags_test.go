@@ -16,7 +16,7 @@ import (
 
 // ourBinaries are the commands whose flags the deploy files, compose files
 // and READMEs may use; each is built from ./cmd/<name>.
-var ourBinaries = []string{"skydns", "kube2sky", "kubesky-demo", "healthcheck"}
+var ourBinaries = []string{"skydns", "skydns-holder", "kube2sky", "kubesky-demo", "healthcheck"}
 
 // use is one invocation of one of our binaries found in a file.
 type use struct {
@@ -141,6 +141,9 @@ func binaryOf(s string) string {
 	}
 	if base == "demo" {
 		base = "kubesky-demo" // the image kubesky/demo
+	}
+	if base == "skydns-node" {
+		base = "skydns" // the same command, built without etcd's server
 	}
 	for _, b := range ourBinaries {
 		if base == b {

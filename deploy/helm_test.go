@@ -342,7 +342,7 @@ func TestChartNodeLocalValues(t *testing.T) {
 		"the relay Service's IP":  !strings.Contains(toYAMLValue(objs["Service/kube-system/kubesky-etcd-relay"]), "clusterIP: 10.96.0.15"),
 		"extra is not a volume":   !strings.Contains(toYAMLValue(spec["volumes"]), "secretName: extra"),
 	}
-	for _, name := range []string{"skydns-a", "skydns-b"} {
+	for _, name := range []string{"skydns"} {
 		skydns := toYAMLValue(container(t, ds, name))
 		for _, want := range []string{"--dns-addr=[fd00::10]:53", "--etcd-endpoints=https://10.96.0.15:2379", "--zone=example.internal", "cpu: 75m", "mountPath: /etc/extra"} {
 			bad[name+" has no "+want] = !strings.Contains(skydns, want)

@@ -28,7 +28,11 @@ func usesInManifests(t *testing.T, objs []*unstructured.Unstructured) []use {
 func containerUses(where string, c map[string]any) []use {
 	var uses []use
 	where = fmt.Sprintf("%s container %v", where, c["name"])
-	if b := binaryOf(fmt.Sprint(c["image"])); b != "" {
+	image := fmt.Sprint(c["image"])
+	if command := stringList(c["command"]); len(command) > 0 && binaryOf(image) != "" {
+		image = command[0] // another binary of our image
+	}
+	if b := binaryOf(image); b != "" {
 		uses = append(uses, use{where: where, binary: b, args: stringList(c["args"])})
 	}
 	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {

@@ -32,3 +32,15 @@ FANOUT_FLAGS   ?=
 
 bench-fan-out: tools ## etcd watch fan-out to W = 100, 1,000 and 5,000 readers, with and without grpc-proxy (~45 min; FANOUT_READERS=100 ~3 min)
 	$(GO) run ./bench/cmd/fanout --etcd bin/etcd --readers $(FANOUT_READERS) --proxies $(FANOUT_PROXIES) $(FANOUT_FLAGS)
+
+# Where one node-local skydns's memory goes (bench/cmd/nodelocalmem): an embedded etcd with the
+# records of NODELOCAL_SERVICES headless Services × 5 endpoints, a noembed skydns reading it, every
+# name asked once; /proc, the Go runtime's gauges and the heap profile by function. See
+# bench/results/node-local-memory.md.
+NODELOCAL_SERVICES ?= 10000
+
+.PHONY: bench-node-local-memory
+
+bench-node-local-memory: ## one node-local skydns's resident memory, by part, at NODELOCAL_SERVICES headless Services × 5 endpoints (~2 min at 10,000)
+	CGO_ENABLED=0 $(GO) build -trimpath -tags noembed -ldflags '-s -w' -o bin/bench/skydns-noembed ./cmd/skydns
+	$(GO) run ./bench/cmd/nodelocalmem --skydns bin/bench/skydns-noembed --services $(NODELOCAL_SERVICES)

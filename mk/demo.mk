@@ -8,7 +8,7 @@ IMAGE_PREFIX  ?= kubesky
 IMAGE_TAG     ?= latest
 IMAGES        := skydns kube2sky etcd kube-apiserver demo
 IMAGE_CONTEXT := .cache/images
-IMAGE_BINARIES := skydns kube2sky kubesky-demo healthcheck etcd etcdctl kube-apiserver
+IMAGE_BINARIES := skydns skydns-holder skydns-node kube2sky kubesky-demo healthcheck etcd etcdctl kube-apiserver
 # The compose tests' bound; each test also bounds every wait inside it.
 COMPOSE_TEST_TIMEOUT ?= 12m
 

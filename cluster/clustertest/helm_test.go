@@ -37,7 +37,7 @@ type chartRun struct {
 var (
 	perPodRun    = chartRun{cluster.TopologyPerPod, "deployment/kubesky", "skydns", "resources.skydns.requests.cpu", busyboxLookups}
 	sharedRun    = chartRun{cluster.TopologyShared, "deployment/" + skydnsDeploy, "skydns", "resources.skydns.requests.cpu", busyboxLookups}
-	nodeLocalRun = chartRun{cluster.TopologyNodeLocal, "daemonset/" + nodeLocalSet, "skydns-a", "nodeLocal.resources.requests.cpu", glibcLookups}
+	nodeLocalRun = chartRun{cluster.TopologyNodeLocal, "daemonset/" + nodeLocalSet, "skydns", "nodeLocal.resources.requests.cpu", glibcLookups}
 )
 
 // busyboxLookups is lookupsDuring from a pod on any node.

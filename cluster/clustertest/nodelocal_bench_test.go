@@ -74,9 +74,9 @@ func TestNodeLocalComparison(t *testing.T) {
 	t.Logf("%d Services of %d endpoints created and answered on every node in %s", scaledServices, scaledEndpoints, time.Since(start).Round(time.Second))
 
 	skydns := measureServer(t, c, tools, "skydns", "skydns (deploy/node-local)", names, 1,
-		func(n cluster.Node) { killNodeLocal(t, c, n, "skydns-a") }, func() { rolloutNodeLocal(t, c) })
-	scaledPass(t, c, tools, "skydns", skydns, "--node-local-interface")
-	proxyMemory := nodeMemory(t, c, "--allowed-cn") // the relays (skydns relay)
+		func(n cluster.Node) { killNodeLocal(t, c, n) }, func() { rolloutNodeLocal(t, c) })
+	scaledPass(t, c, tools, "skydns", skydns, "/run/skydns-peers") // skydns and skydns-holder
+	proxyMemory := nodeMemory(t, c, "--allowed-cn")                // the relays (skydns relay)
 
 	kubectl(t, c, nil, "-n", "kube-system", "delete", "daemonset", nodeLocalSet, "--wait=true")
 	deployNodeLocalCache(t, c)
@@ -511,7 +511,7 @@ func comparisonTable(c *cluster.Cluster, servers []*serverFigures, proxyMemory [
 		return strings.Join(cells, " / ")
 	})
 	row(scale+": resident memory per node, every process of the server (MiB)", func(f *serverFigures) string { return mebibytes(f.memory) })
-	fmt.Fprintf(&b, "\nskydns's column counts both skydns of each node's pod. The zone reaches them through `kubesky-etcd-relay` "+
+	fmt.Fprintf(&b, "\nskydns's column counts both processes of each node's pod, skydns and skydns-holder. The zone reaches them through `kubesky-etcd-relay` "+
 		"(the read-only relays, `skydns relay`; resident memory of its pods, by node: %s MiB, 0 where none runs) and the shared etcd; "+
 		"CoreDNS's cache forwards misses to the `kube-dns` Service (the same skydns replicas, over TCP).\n", mebibytes(proxyMemory))
 	return b.String()

@@ -30,15 +30,18 @@ const (
 	nodeLocalLookups = 2000
 )
 
-// nodeLocalContainers are the two skydns of each node-local pod, by the
-// port of their metrics (which tells their processes apart on a node).
-var nodeLocalContainers = map[string]string{"skydns-a": "9253", "skydns-b": "9254"}
+// nodeLocalContainers are the skydns of each node-local pod, by the port
+// of their metrics (which tells their processes apart on a node).
+var nodeLocalContainers = map[string]string{"skydns": "9253"}
+
+// nodeLocalHolder is the node-local pod's container running skydns-holder.
+const nodeLocalHolder = "holder"
 
 // TestNodeLocal deploys deploy/node-local and checks that every pod is
 // answered by its own node's skydns without a conntrack entry, and that a
-// DaemonSet rolling update and a kill -9 of each skydns of a node (what an
-// OOM kill does) fail no lookup and slow none past 1 s, for glibc's
-// resolver resolving 50 times a second on that node.
+// DaemonSet rolling update, a kill -9 of a node's skydns (what an OOM kill
+// does) and one of its holder fail no lookup and slow none past 1 s, for
+// glibc's resolver resolving 50 times a second on that node.
 func TestNodeLocal(t *testing.T) {
 	c := startCluster(t, cluster.TopologyNodeLocal)
 	conformanceFirst(t, c)
@@ -75,11 +78,10 @@ func TestNodeLocal(t *testing.T) {
 	t.Run("a rolling update fails no lookup and slows none", func(t *testing.T) {
 		lookupsOnNode(t, c, tools, "rollout", node.Name, func() { rolloutNodeLocal(t, c) })
 	})
-	t.Run("kill -9 of each skydns of a node in turn fails no lookup and slows none", func(t *testing.T) {
+	t.Run("kill -9 of the skydns of a node, then of its holder, fails no lookup and slows none", func(t *testing.T) {
 		lookupsOnNode(t, c, tools, "kill", node.Name, func() {
-			for _, container := range []string{"skydns-a", "skydns-b"} {
-				killNodeLocal(t, c, node, container)
-			}
+			killNodeLocal(t, c, node)
+			killHolder(t, c, node)
 		})
 	})
 }
@@ -226,7 +228,7 @@ func conntrackEntries(t *testing.T, n cluster.Node, dst string) int {
 
 var requestsLine = regexp.MustCompile(`(?m)^skydns_dns_requests_total\{[^}]*\} (\S+)$`)
 
-// nodeLocalRequests sums skydns_dns_requests_total of node n's two skydns.
+// nodeLocalRequests sums skydns_dns_requests_total of node n's skydns.
 func nodeLocalRequests(t *testing.T, n cluster.Node) int {
 	t.Helper()
 	total := 0.0
@@ -307,24 +309,37 @@ func rolloutDaemonSet(t *testing.T, c *cluster.Cluster, name string) {
 // nodeLocalSelector selects the node-local DaemonSet's pods.
 const nodeLocalSelector = "app.kubernetes.io/component=node-local"
 
-// killNodeLocal sends SIGKILL to container's skydns on node n, as the
-// kernel's OOM killer would, waits until the kubelet has restarted it and
-// it is ready again, and checks that the pod's other skydns answered what
-// the killed one's sockets held (--node-local-peers).
-func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node, container string) {
+// killNodeLocal sends SIGKILL to the skydns on node n, as the kernel's OOM
+// killer would, waits until the kubelet has restarted it and it is ready
+// again, and checks that the holder answered through the kube-dns Service
+// meanwhile and released the dead skydns's sockets to the new one.
+func killNodeLocal(t *testing.T, c *cluster.Cluster, n cluster.Node) {
 	t.Helper()
-	survivor := "skydns-a"
-	if container == survivor {
-		survivor = "skydns-b"
+	released := func() int {
+		return strings.Count(nodeLocalLog(t, c, n, nodeLocalHolder), "released a gone skydns's sockets")
 	}
-	adopted := func() int {
-		return strings.Count(nodeLocalLog(t, c, n, survivor), "a gone peer's queued queries answered")
+	before := released()
+	killAndWait(t, c, n, nodeLocalPID(t, n, nodeLocalContainers["skydns"]), nodeLocalSelector, "skydns")
+	polltest.Every(t, time.Minute, apiPoll, "the holder releasing the killed skydns's sockets", func() error {
+		if released() == before {
+			return fmt.Errorf("no new line saying so in the holder's log")
+		}
+		return nil
+	})
+}
+
+// killHolder sends SIGKILL to the holder on node n and waits until the
+// kubelet has restarted it and it holds the skydns's sockets again.
+func killHolder(t *testing.T, c *cluster.Cluster, n cluster.Node) {
+	t.Helper()
+	pids := pidsOnNode(t, n, "/skydns-holder", "--upstream=")
+	if len(pids) != 1 {
+		t.Fatalf("skydns-holder on %s: found pids %v, want one", n.Name, pids)
 	}
-	before := adopted()
-	killAndWait(t, c, n, nodeLocalPID(t, n, nodeLocalContainers[container]), nodeLocalSelector, container)
-	polltest.Every(t, time.Minute, apiPoll, survivor+" answering what "+container+"'s sockets held", func() error {
-		if adopted() == before {
-			return fmt.Errorf("no new line saying so in %s's log", survivor)
+	killAndWait(t, c, n, pids[0], nodeLocalSelector, nodeLocalHolder)
+	polltest.Every(t, time.Minute, apiPoll, "the restarted holder holding skydns's sockets", func() error {
+		if !strings.Contains(nodeLocalLog(t, c, n, nodeLocalHolder), "sharing sockets with a peer") {
+			return fmt.Errorf("no line saying so in the holder's log")
 		}
 		return nil
 	})

@@ -85,7 +85,14 @@ func (n *testNetns) do(f func() error) error {
 // not nil), killed when the test ends, and returns it and its log lines.
 func (n *testNetns) start(t *testing.T, cred *syscall.Credential, args ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(skydnsBinary(t), args...)
+	return n.startProgram(t, cred, skydnsBinary(t), args...)
+}
+
+// startProgram starts the program at path inside the namespace, as start
+// starts skydns.
+func (n *testNetns) startProgram(t *testing.T, cred *syscall.Credential, path string, args ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = cleanEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	stderr, err := cmd.StderrPipe()
@@ -93,7 +100,7 @@ func (n *testNetns) start(t *testing.T, cred *syscall.Credential, args ...string
 		t.Fatal(err)
 	}
 	if err := n.do(cmd.Start); err != nil {
-		t.Fatalf("starting skydns in %s: %v", n.name, err)
+		t.Fatalf("starting %s in %s: %v", filepath.Base(path), n.name, err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	logs := make(chan string, 1000)

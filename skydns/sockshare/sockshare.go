@@ -11,6 +11,10 @@
 // a peer's connection ends (the peer exited, by kill -9 or otherwise), the
 // survivor holds the peer's sockets with their queues and passes them to
 // Adopt, which answers what they hold and closes them.
+//
+// A holder (Config.Holder, skydns/sockhold) shares no socket of its own: it
+// only keeps copies of its peers' sockets, so that a node with one skydns
+// loses nothing to a kill -9 either.
 package sockshare
 
 import (
@@ -46,8 +50,12 @@ type Config struct {
 	// Adopt is given a gone peer's UDP sockets, still holding what was
 	// queued in them; it answers those queries and closes the sockets.
 	// ctx ends when the Sharer closes.
-	Adopt  func(ctx context.Context, conns []*net.UDPConn)
-	Logger *slog.Logger
+	Adopt func(ctx context.Context, conns []*net.UDPConn)
+	// Holder shares no sockets (Conns is empty): it holds its peers'.
+	Holder bool
+	// Attached, if set, is called when a peer's sockets have arrived.
+	Attached func()
+	Logger   *slog.Logger
 }
 
 // Sharer exchanges UDP sockets with the peers in Config.Dir.
@@ -66,8 +74,8 @@ type Sharer struct {
 // Start listens in cfg.Dir, exchanges sockets with every peer already
 // there, and then with every peer that connects later.
 func Start(cfg Config) (*Sharer, error) {
-	if len(cfg.Conns) == 0 || len(cfg.Conns) > maxSockets {
-		return nil, fmt.Errorf("sharing sockets: %d UDP sockets, want 1 to %d", len(cfg.Conns), maxSockets)
+	if cfg.Holder != (len(cfg.Conns) == 0) || len(cfg.Conns) > maxSockets {
+		return nil, fmt.Errorf("sharing sockets: %d UDP sockets, want 1 to %d (none for a holder)", len(cfg.Conns), maxSockets)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -165,7 +173,13 @@ func (s *Sharer) exchange(c *net.UnixConn) {
 	}
 	c.SetDeadline(time.Time{})
 	s.cfg.Logger.Info("sharing sockets with a peer", "theirs", len(theirs), "ours", len(s.cfg.Conns))
+	if len(theirs) > 0 && s.cfg.Attached != nil {
+		s.cfg.Attached()
+	}
 	waitForEOF(c)
+	if len(theirs) == 0 {
+		return // a holder's: nothing to adopt
+	}
 	if s.ctx.Err() != nil {
 		closeAll(theirs)
 		return

@@ -154,6 +154,7 @@ func TestStartRefusesBadConfigs(t *testing.T) {
 		want string
 	}{
 		{"no sockets", Config{Dir: t.TempDir()}, "0 UDP sockets"},
+		{"a holder sharing sockets", Config{Dir: t.TempDir(), Holder: true, Conns: []*net.UDPConn{udpConn(t)}}, "none for a holder"},
 		{"a directory that does not exist", Config{Dir: filepath.Join(t.TempDir(), "none"), Conns: []*net.UDPConn{udpConn(t)}}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,4 +306,35 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// A holder shares no sockets: a skydns sharing with one adopts nothing when
+// the holder goes, and the holder is told when the skydns's sockets arrive.
+func TestAHolderHoldsAndIsNeverAdopted(t *testing.T) {
+	dir := t.TempDir()
+	conn := udpConn(t)
+	skydns := start(t, dir, []*net.UDPConn{conn}, func(context.Context, []*net.UDPConn) { t.Error("a holder's sockets adopted") })
+	attached := make(chan struct{}, 1)
+	holderAdopts := newAdoptions()
+	h, err := Start(Config{Dir: dir, Holder: true, Adopt: holderAdopts.adopt, Attached: func() { attached <- struct{}{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-attached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder was not told of the skydns's sockets within 10 s")
+	}
+	waitShared(t, skydns, 1)
+	h.Close()
+	h, err = Start(Config{Dir: dir, Holder: true, Adopt: holderAdopts.adopt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	waitShared(t, skydns, 2)
+	skydns.Close()
+	if got := holderAdopts.next(t); len(got) != 1 || got[0].LocalAddr().String() != conn.LocalAddr().String() {
+		t.Fatalf("the holder adopted %v, want the skydns's %s", localAddrs(got), conn.LocalAddr())
+	}
 }

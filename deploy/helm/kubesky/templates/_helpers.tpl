@@ -272,14 +272,15 @@ volumeMounts:
 
 {{/* One skydns of a node-local pod; call with (list $ id metricsPort). */}}
 {{- define "kubesky.nodeLocalSkydns" -}}
-{{- $ := index . 0 -}}
+{{- $ := . -}}
 {{- $addr := $.Values.nodeLocal.address -}}
-- name: skydns-{{ index . 1 }}
+- name: skydns
   {{- include "kubesky.image" (list $ "skydns") | nindent 2 }}
+  command: ["/skydns-node"]
   args:
     - --dns-addr={{ ternary (printf "[%s]" $addr) $addr (contains ":" $addr) }}:53
     - --node-local-interface=kubesky0
-    - --http-addr=0.0.0.0:{{ index . 2 }}
+    - --http-addr=0.0.0.0:9253
     - --health-socket=/run/skydns/health.sock
     {{- include "kubesky.etcdClientArgs" (include "kubesky.relayEndpoint" $) | nindent 4 }}
     - --zone={{ $.Values.zone }}
@@ -288,7 +289,7 @@ volumeMounts:
     - --node-local-peers=/run/skydns-peers
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
-    - name: run-{{ index . 1 }}
+    - name: run
       mountPath: /run/skydns
     - name: peers
       mountPath: /run/skydns-peers
@@ -296,7 +297,7 @@ volumeMounts:
   {{- range $probe, $timing := dict "readinessProbe" (dict "path" "/readyz" "periodSeconds" 2 "timeoutSeconds" 2) "livenessProbe" (dict "path" "/healthz" "periodSeconds" 10 "timeoutSeconds" 5 "failureThreshold" 5) }}
   {{ $probe }}:
     exec:
-      command: ["/skydns", "probe", "--socket=/run/skydns/health.sock", "--path={{ $timing.path }}"]
+      command: ["/skydns-node", "probe", "--socket=/run/skydns/health.sock", "--path={{ $timing.path }}"]
     {{- toYaml (omit $timing "path") | nindent 4 }}
   {{- end }}
   resources:

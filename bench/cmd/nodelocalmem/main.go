@@ -1,0 +1,337 @@
+// Command nodelocalmem measures where one node-local skydns's memory goes.
+//
+// It starts an embedded etcd on 127.0.0.1, writes the records kube2sky
+// writes for N headless Services of E ready endpoints each (the zone of
+// make bench-node-local), starts the skydns binary given with --skydns on
+// 127.0.0.1 reading that etcd, waits until it answers the last name, asks
+// every Service name once over UDP (so the fast path holds what a node's
+// pods asked), and prints a Markdown table: resident memory from
+// /proc/PID/status and smaps_rollup (file-backed = binary pages), the Go
+// runtime's figures from /metrics, and the in-use heap by function from
+// /debug/pprof/heap (go tool pprof -top).
+//
+//	nodelocalmem --skydns bin/skydns --services 10000 --endpoints 5 [-- extra skydns flags]
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/kubesky/kubesky/bench/gendata"
+	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/embedetcd"
+	"github.com/kubesky/kubesky/kube2sky/records"
+)
+
+// options are the command line's settings.
+type options struct {
+	skydns    string
+	services  int
+	endpoints int
+	goMemLim  string
+	extra     []string
+}
+
+func main() {
+	o, err := parse(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nodelocalmem:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "nodelocalmem:", err)
+		os.Exit(1)
+	}
+}
+
+func parse(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("nodelocalmem", flag.ContinueOnError)
+	fs.StringVar(&o.skydns, "skydns", "bin/skydns", "the skydns binary to measure")
+	fs.IntVar(&o.services, "services", 10000, "headless Services")
+	fs.IntVar(&o.endpoints, "endpoints", 5, "ready endpoints per Service")
+	fs.StringVar(&o.goMemLim, "gomemlimit", "", "GOMEMLIMIT for skydns (empty: none)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.services < 1 || o.endpoints < 1 || o.endpoints > 250 {
+		return o, fmt.Errorf("--services %d --endpoints %d: want at least 1 of each, at most 250 endpoints", o.services, o.endpoints)
+	}
+	o.extra = fs.Args()
+	return o, nil
+}
+
+func run(ctx context.Context, o options, out io.Writer) error {
+	dir, err := os.MkdirTemp("", "nodelocalmem-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	etcd, err := embedetcd.Start(embedetcd.Config{DataDir: filepath.Join(dir, "etcd"), ClientURL: "http://127.0.0.1:0"})
+	if err != nil {
+		return err
+	}
+	defer etcd.Close()
+	kvs, names := zone(o.services, o.endpoints)
+	if err := load(ctx, etcd.ClientURL(), kvs); err != nil {
+		return err
+	}
+	dnsAddr, httpAddr := freeAddr(), freeAddr()
+	cmd := exec.Command(o.skydns, append([]string{"--etcd-endpoints=" + etcd.ClientURL(), "--zone=cluster.local",
+		"--dns-addr=" + dnsAddr, "--http-addr=" + httpAddr, "--pprof"}, o.extra...)...)
+	cmd.Stderr = io.Discard
+	if o.goMemLim != "" {
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+o.goMemLim)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if err := waitAnswer(dnsAddr, names[len(names)-1], 5*time.Minute); err != nil {
+		return err
+	}
+	ready := time.Since(start)
+	if err := askAll(dnsAddr, names); err != nil {
+		return err
+	}
+	heapFile := filepath.Join(dir, "heap.pb.gz")
+	if err := fetch("http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile); err != nil {
+		return err
+	}
+	return report(out, o, cmd.Process.Pid, httpAddr, heapFile, len(kvs), gendata.RawBytes(kvs), ready)
+}
+
+// zone returns the etcd records of n headless Services of e endpoints each,
+// as kube2sky builds them, and the Services' names.
+func zone(n, e int) ([]gendata.KV, []string) {
+	z := records.NewZone("cluster.local", "/skydns", 30, "kube2sky.cluster.local")
+	var kvs []gendata.KV
+	names := make([]string, n)
+	ports := []records.Port{{Name: "http", Protocol: "TCP", Port: 80}}
+	for i := range n {
+		name := fmt.Sprintf("big-%d", i)
+		svc := records.Service{Namespace: "default", Name: name, Type: records.TypeClusterIP, ClusterIPs: []string{records.ClusterIPNone}, Ports: ports}
+		slice := records.EndpointSlice{Namespace: "default", Name: name, Service: name, AddressType: "IPv4", Ports: ports}
+		for j := range e {
+			slice.Endpoints = append(slice.Endpoints, records.Endpoint{Addresses: []string{fmt.Sprintf("10.%d.%d.%d", 100+j, i/250%256, i%250+1)}, Ready: true})
+		}
+		entries, _ := records.Build(z, svc, []records.EndpointSlice{slice})
+		for _, en := range entries {
+			kvs = append(kvs, gendata.KV{Key: en.Key, Value: string(en.Record.Encode())})
+		}
+		names[i] = name + ".default.svc.cluster.local."
+	}
+	return kvs, names
+}
+
+func load(ctx context.Context, endpoint string, kvs []gendata.KV) error {
+	opts := etcdstore.DefaultClientOptions()
+	opts.Endpoints = []string{endpoint}
+	c, err := opts.New(nil)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = gendata.Load(ctx, c, kvs, 0)
+	return err
+}
+
+// freeAddr returns a 127.0.0.1 address whose port was free a moment ago
+// for both UDP and TCP.
+func freeAddr() string {
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if u, err := net.ListenPacket("udp", addr); err == nil {
+			u.Close()
+			return addr
+		}
+	}
+}
+
+func exchange(server, name string) (*dns.Msg, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(name, dns.TypeA)
+	c := dns.Client{Timeout: time.Second}
+	r, _, err := c.Exchange(m, server)
+	if err != nil {
+		return nil, err
+	}
+	if r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
+		return nil, fmt.Errorf("%s: %s, %d answers", name, dns.RcodeToString[r.Rcode], len(r.Answer))
+	}
+	return r, nil
+}
+
+func waitAnswer(server, name string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		_, err := exchange(server, name)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("skydns did not answer %s within %s: %w", name, within, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func askAll(server string, names []string) error {
+	conn, err := net.Dial("udp", server)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	c := &dns.Conn{Conn: conn}
+	for _, name := range names {
+		m := new(dns.Msg)
+		m.SetQuestion(name, dns.TypeA)
+		_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+		if err := c.WriteMsg(m); err != nil {
+			return err
+		}
+		if _, err := c.ReadMsg(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func fetch(url, file string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// procFields reads "Name: value kB" lines of a /proc file into bytes.
+func procFields(file string) (map[string]int64, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		name, rest, ok := strings.Cut(s.Text(), ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) != 2 || fields[1] != "kB" {
+			continue
+		}
+		if n, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			out[name] = n << 10
+		}
+	}
+	return out, s.Err()
+}
+
+// goMetrics reads the go_memstats and go_gc gauges of skydns's /metrics.
+func goMetrics(httpAddr string) (map[string]float64, error) {
+	resp, err := http.Get("http://" + httpAddr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	s := bufio.NewScanner(resp.Body)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		line := s.Text()
+		if !strings.HasPrefix(line, "go_memstats_") && !strings.HasPrefix(line, "go_gc_gomemlimit") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, " ")
+		if v, err := strconv.ParseFloat(value, 64); ok && err == nil {
+			out[name] = v
+		}
+	}
+	return out, s.Err()
+}
+
+func report(out io.Writer, o options, pid int, httpAddr, heapFile string, keys, rawBytes int, ready time.Duration) error {
+	smaps, err := procFields(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return err
+	}
+	status, err := procFields(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return err
+	}
+	gm, err := goMetrics(httpAddr)
+	if err != nil {
+		return err
+	}
+	mib := func(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
+	info, err := os.Stat(o.skydns)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d headless Services × %d endpoints: %d etcd keys, %d bytes of keys and values; skydns %s (%s), flags %q, GOMEMLIMIT %q; answered the last name %s after start\n\n",
+		o.services, o.endpoints, keys, rawBytes, o.skydns, mib(float64(info.Size())), o.extra, o.goMemLim, ready.Round(10*time.Millisecond))
+	fmt.Fprintln(out, "| what | bytes |")
+	fmt.Fprintln(out, "|---|---|")
+	rows := []struct {
+		name  string
+		bytes float64
+	}{
+		{"VmRSS", float64(status["VmRSS"])},
+		{"VmHWM (peak resident)", float64(status["VmHWM"])},
+		{"smaps_rollup Anonymous (heap, stacks, runtime)", float64(smaps["Anonymous"])},
+		{"smaps_rollup file-backed (binary pages)", float64(smaps["Rss"] - smaps["Anonymous"])},
+		{"Go heap in use (go_memstats_heap_inuse_bytes)", gm["go_memstats_heap_inuse_bytes"]},
+		{"Go heap live (go_memstats_heap_alloc_bytes)", gm["go_memstats_heap_alloc_bytes"]},
+		{"Go heap idle, not returned (heap_idle - heap_released)", gm["go_memstats_heap_idle_bytes"] - gm["go_memstats_heap_released_bytes"]},
+		{"Go stacks (go_memstats_stack_inuse_bytes)", gm["go_memstats_stack_inuse_bytes"]},
+		{"Go runtime other (mspan, mcache, buckhash, gc, other sys)", gm["go_memstats_mspan_inuse_bytes"] + gm["go_memstats_mcache_inuse_bytes"] + gm["go_memstats_buck_hash_sys_bytes"] + gm["go_memstats_gc_sys_bytes"] + gm["go_memstats_other_sys_bytes"]},
+		{"Go sys (all the runtime obtained)", gm["go_memstats_sys_bytes"]},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(out, "| %s | %s |\n", r.name, mib(r.bytes))
+	}
+	fmt.Fprintf(out, "\nper etcd key: %.0f bytes resident, %.0f bytes of live heap\n\n", float64(status["VmRSS"])/float64(keys), gm["go_memstats_heap_alloc_bytes"]/float64(keys))
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", "-sample_index=inuse_space", o.skydns, heapFile).CombinedOutput()
+	if err != nil {
+		return errors.Join(err, errors.New(string(top)))
+	}
+	fmt.Fprintf(out, "In-use heap after a GC (go tool pprof -top -sample_index=inuse_space):\n\n```\n%s```\n", top)
+	cum, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=40", "-sample_index=inuse_space", o.skydns, heapFile).CombinedOutput()
+	if err != nil {
+		return errors.Join(err, errors.New(string(cum)))
+	}
+	fmt.Fprintf(out, "\nThe same, cumulative:\n\n```\n%s```\n", cum)
+	return nil
+}
