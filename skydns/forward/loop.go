@@ -225,15 +225,15 @@ func (f *Forwarder) probeTargets() map[string]string {
 }
 
 // probeLoop sends addr one loop probe under domain and records the
-// verdict; a change is logged.
+// verdict: any reply, unless the probe came back first, clears it; a
+// change is logged.
 func (f *Forwarder) probeLoop(addr, domain string) {
 	name := f.loops.probeName(addr, domain)
 	ctx, cancel := context.WithTimeout(f.ctx, f.deadline)
 	defer cancel()
 	m := new(dns.Msg).SetQuestion(name, dns.TypeHINFO)
-	_, result, err := f.exchange(ctx, addr, m)
-	answered := err == nil && result != resultTimeout
-	_, before, after := f.loops.finish(name, answered, f.now())
+	_, err := f.probeExchange(ctx, m, addr) // as the health probes: not to dnstap
+	_, before, after := f.loops.finish(name, err == nil, f.now())
 	f.reportLoop(addr, before, after)
 }
 

@@ -4,12 +4,14 @@
 // [exact|prefix|suffix|substring|regex] FROM TO [answer auto]`, one --rewrite
 // flag each, in order.
 //
-// Every rule is matched against the name as the client asked it (lower
+// The first rule is matched against the name as the client asked it (lower
 // case, fully qualified; FROM and TO are made fully qualified too, but
-// for a regex's FROM): a matching `stop` rule is the last one applied,
-// a matching `continue` rule lets the next ones be tried. The answer's
-// question is always the client's; its records' owner names and targets
-// are mapped back by `answer auto` rules, and always by exact rules.
+// for a regex's FROM), each later one against the name the rules before
+// made: a matching `stop` rule is the last one applied, a matching
+// `continue` rule lets the next ones be tried. The answer's question is
+// always the client's; its records' owner names and targets are mapped
+// back, last rule first, by `answer auto` rules (and always by exact
+// rules), each to the name it was given.
 package rewrite
 
 import (
@@ -167,6 +169,7 @@ func (rs Rules) Apply(req *dns.Msg) (*Rewritten, error) {
 		if back := r.back(to, name); back != nil {
 			w.back = append([]func(string) string{back}, w.back...)
 		}
+		name = to
 		if r.stop {
 			break
 		}

@@ -31,7 +31,8 @@ func TestRulesRewriteTheQuestionAndMapTheAnswerBack(t *testing.T) {
 		{[]string{"name a.example.org b.example.org"}, "a.example.org.", "b.example.org.",
 			[]string{"b.example.org.\t30\tIN\tA\t192.0.2.1"}, []string{"a.example.org.\t30\tIN\tA\t192.0.2.1"}},
 		{[]string{"name a.example.org b.example.org"}, "www.a.example.org.", "", nil, nil},
-		{[]string{"continue name suffix .a.example .b.example", "name prefix foo bar"}, "foo.a.example.", "bar.a.example.", nil, nil},
+		{[]string{"continue name suffix .a.example .b.example", "name prefix foo bar answer auto"}, "foo.a.example.", "bar.b.example.",
+			[]string{"bar.b.example.\t30\tIN\tA\t192.0.2.1"}, []string{"foo.b.example.\t30\tIN\tA\t192.0.2.1"}},
 		{[]string{"stop name suffix .a.example .b.example", "name prefix foo bar"}, "foo.a.example.", "foo.b.example.", nil, nil},
 	}
 	for _, c := range cases {
