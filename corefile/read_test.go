@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -267,5 +268,21 @@ func TestAHostsFileIsRefusedByName(t *testing.T) {
 	}
 	if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
 		t.Errorf("the block's lines are still reported: %+v", it)
+	}
+}
+
+func TestTheFlagsPrintedForARewriteAreOneShellWordEach(t *testing.T) {
+	p, err := ReadUsable("Corefile", []byte(".:53 {\n  rewrite name regex (.*)-(it's)\\.a\\.example {1}.{2}.b.example\n  forward . 8.8.8.8\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `--rewrite=name regex (.*)-(it's)\.a\.example {1}.{2}.b.example`
+	args := p.Flags("skydns")
+	out, err := exec.Command("sh", "-c", "printf '%s\\n' "+args[0]).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSuffix(string(out), "\n"); got != want {
+		t.Fatalf("the shell reads %s as %q, want %q", args[0], got, want)
 	}
 }

@@ -54,6 +54,8 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a largest TTL that is not a number", []string{"--max-ttl", "1h"}, "--max-ttl"},
 		{"a largest TTL beyond 2^31-1", []string{"--max-ttl", "4000000000"}, "--max-ttl"},
 		{"an unknown log level", []string{"--log-level", "verbose"}, "--log-level"},
+		{"a rewrite rule that is not a name rule", []string{"--rewrite", "type A AAAA"}, "--rewrite"},
+		{"a rewrite regex that does not compile", []string{"--rewrite", "name regex ( x"}, "--rewrite"},
 		{"an etcd endpoint without a scheme", []string{"--etcd-endpoints", "127.0.0.1:2379"}, "--etcd-endpoints"},
 		{"a missing CA file", []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", missing}, "--etcd-cafile"},
 		{"an embedded etcd address without a port", []string{"--embedded-etcd-addr", "127.0.0.1"}, "--embedded-etcd-addr"},

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesky/kubesky/corefile"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/polltest"
 )
 
 // rewriteUpstream answers every A question for N with N's address
@@ -112,4 +113,32 @@ func corefileRewrites(t *testing.T, lines string) []string {
 		t.Fatalf("no --rewrite from %q", lines)
 	}
 	return rules
+}
+
+// TestARewriteReachesTheZones: the common use, a name outside the cluster
+// aliased to a Service, answered from the zones under the client's name
+// over UDP (the fast path is off with rewrites) and TCP; a rule making an
+// invalid name gets SERVFAIL.
+func TestARewriteReachesTheZones(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	cfg := testConfig(etcd.ClientURL())
+	cfg.Rewrites = []string{"name db.example.com db.default.svc.cluster.local", `name regex (.*)\.bad\.example {1}{1}{1}{1}{1}.x`}
+	d := startDaemon(t, cfg)
+	put(t, etcd, "db.default.svc.cluster.local.", "a1", `{"host":"10.96.0.20"}`)
+	for _, proto := range []string{"udp", "tcp"} {
+		polltest.Eventually(t, "db.example.com over "+proto, func() error {
+			resp := dnstest.Ask(t, proto, d.DNSAddr(), "db.example.com.", dns.TypeA)
+			if msg := answerIs(resp, dns.RcodeSuccess, "10.96.0.20"); msg != "" {
+				return fmt.Errorf("%s", msg)
+			}
+			if resp.Question[0].Name != "db.example.com." || resp.Answer[0].Header().Name != "db.example.com." {
+				return fmt.Errorf("question %s, owner %s: want the client's name", resp.Question[0].Name, resp.Answer[0].Header().Name)
+			}
+			return nil
+		})
+	}
+	long := strings.Repeat("a", 60) + ".bad.example."
+	if resp := dnstest.Ask(t, "udp", d.DNSAddr(), long, dns.TypeA); resp.Rcode != dns.RcodeServerFailure {
+		t.Fatalf("rcode %s for a rewrite to an invalid name, want SERVFAIL", dns.RcodeToString[resp.Rcode])
+	}
 }
