@@ -18,6 +18,7 @@ var handlers = map[string]func(*translator, server, use){
 	"loadbalance": (*translator).loadbalance,
 	"autopath":    (*translator).autopath,
 	"rewrite":     (*translator).rewrite,
+	"template":    (*translator).template,
 }
 
 // quiet are the plugins that change nothing kubesky answers, with why.
@@ -45,7 +46,7 @@ var lacking = map[string]string{
 var corednsPlugins = []string{
 	"acl", "any", "auto", "azure", "bufsize", "chaos", "clouddns", "debug", "dns64", "erratic",
 	"etcd", "file", "geoip", "grpc", "header", "k8s_external", "local", "metadata", "minimal",
-	"multisocket", "nomad", "nsid", "root", "route53", "secondary", "sign", "template",
+	"multisocket", "nomad", "nsid", "root", "route53", "secondary", "sign",
 	"timeouts", "trace", "tsig", "view", "whoami",
 }
 

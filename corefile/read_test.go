@@ -130,6 +130,10 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 			"Corefile:2: whoami: refused: kubesky has no equivalent of CoreDNS's whoami plugin"},
 		{"a rewrite rule that is not a name rule", ".:53 {\n  rewrite type A AAAA\n  forward . 8.8.8.8\n}\n",
 			`Corefile:2: rewrite type A AAAA: refused: rewrite "type A AAAA": only name rules are supported`},
+		{"a template option skydns lacks", ".:53 {\n  template ANY ANY invalid {\n    rcode NXDOMAIN\n    ederror 21 blocked\n  }\n}\n",
+			"Corefile:4: ederror 21 blocked: refused: skydns's templates take match, answer, additional, authority, rcode and fallthrough, one record per line"},
+		{"a template whose regular expression does not compile", ".:53 {\n  template IN A example.org {\n    match (x\n  }\n}\n",
+			"Corefile:2: template IN A example.org: refused: template"},
 		{"a rewrite rule outside the root's block", "example.org:53 {\n  rewrite name a.example.org b.example.org\n  forward . 8.8.8.8\n}\n",
 			"Corefile:2: rewrite name a.example.org b.example.org: refused: skydns applies rewrite rules to every question: put them in the server block for ."},
 		{"a bad option", ".:53 {\n  kubernetes cluster.local {\n    pods sometimes\n  }\n}\n",
@@ -174,7 +178,7 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 }
 
 func TestTheErrorCountsTheOtherRefusedLines(t *testing.T) {
-	p, err := Read("Corefile", []byte(".:53 {\n  rewrite a b\n  template IN A x\n  whoami\n}\n"), DefaultOptions())
+	p, err := Read("Corefile", []byte(".:53 {\n  rewrite a b\n  template IN\n  whoami\n}\n"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

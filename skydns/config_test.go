@@ -56,6 +56,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"an unknown log level", []string{"--log-level", "verbose"}, "--log-level"},
 		{"a rewrite rule that is not a name rule", []string{"--rewrite", "type A AAAA"}, "--rewrite"},
 		{"a rewrite regex that does not compile", []string{"--rewrite", "name regex ( x"}, "--rewrite"},
+		{"a template that is not JSON", []string{"--template", "IN A example.org"}, "--template"},
 		{"an etcd endpoint without a scheme", []string{"--etcd-endpoints", "127.0.0.1:2379"}, "--etcd-endpoints"},
 		{"a missing CA file", []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", missing}, "--etcd-cafile"},
 		{"an embedded etcd address without a port", []string{"--embedded-etcd-addr", "127.0.0.1"}, "--embedded-etcd-addr"},

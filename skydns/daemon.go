@@ -23,6 +23,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/rewrite"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/tap"
+	"github.com/kubesky/kubesky/skydns/template"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -158,7 +159,7 @@ func (d *Daemon) staleSeconds() float64 { return d.mirror.StaleSeconds() }
 // fastPathChanges is the log of what each snapshot changed that the fast
 // path's caches read; nil without --fast-path.
 func (d *Daemon) fastPathChanges() *fastpath.Changes {
-	if !d.cfg.FastPath || len(d.cfg.Rewrites) > 0 { // the fast path does not rewrite
+	if !d.cfg.FastPath || len(d.cfg.Rewrites) > 0 || len(d.cfg.Templates) > 0 { // the fast path does neither
 		return nil
 	}
 	return fastpath.NewChanges()
@@ -295,12 +296,13 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 		d.logger.Info("signing with DNSSEC", "zones", signer.Zones(), "keys", signer.KeyTags())
 	}
 	names := newZoneNames(res)
-	rewrites, _ := rewrite.ParseAll(d.cfg.Rewrites) // checked by Validate
+	rewrites, _ := rewrite.ParseAll(d.cfg.Rewrites)    // checked by Validate
+	templates, _ := template.ParseAll(d.cfg.Templates) // checked by Validate
 	cfg := dnsserver.Config{
 		Addr: d.cfg.DNSAddr,
 		Responder: &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
 			rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
-			signer: signer, names: names, rewrites: rewrites},
+			signer: signer, names: names, rewrites: rewrites, templates: templates},
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 		UDPSockets: d.cfg.UDPSockets,
 		ReusePort:  d.cfg.NodeLocal.Enabled(),

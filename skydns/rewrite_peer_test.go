@@ -7,7 +7,6 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/kubesky/kubesky/corefile"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/internal/dnstest"
 	"github.com/kubesky/kubesky/internal/polltest"
@@ -72,7 +71,7 @@ func TestRewriteRulesAnswerAsCoreDNSDoes(t *testing.T) {
 			}, "ready.example.")
 			cfg := testConfig(etcd.ClientURL())
 			cfg.Forwarder, cfg.Forward.Upstreams = nil, []string{upstream}
-			cfg.Rewrites = corefileRewrites(t, c.corefile)
+			cfg.Rewrites = translatedFlag(t, c.corefile, "rewrite")
 			d := startDaemon(t, cfg)
 			for _, qname := range c.qnames {
 				ours := dnstest.Ask(t, "udp", d.DNSAddr(), qname, dns.TypeA)
@@ -93,26 +92,6 @@ func TestRewriteRulesAnswerAsCoreDNSDoes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// corefileRewrites are skydns's --rewrite values for a root server block
-// holding lines, as kubesky's Corefile reader translates it.
-func corefileRewrites(t *testing.T, lines string) []string {
-	t.Helper()
-	plan, err := corefile.ReadUsable("Corefile", []byte(".:53 {\n    "+lines+"\n}\n"), corefile.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rules []string
-	for _, s := range plan.Settings {
-		if s.Daemon == "skydns" && s.Flag == "rewrite" {
-			rules = append(rules, s.Value)
-		}
-	}
-	if len(rules) == 0 {
-		t.Fatalf("no --rewrite from %q", lines)
-	}
-	return rules
 }
 
 // TestARewriteReachesTheZones: the common use, a name outside the cluster

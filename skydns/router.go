@@ -11,6 +11,7 @@ import (
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/rewrite"
 	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/template"
 )
 
 // router is the ordinary path's Responder: it sends a query for a name in
@@ -39,6 +40,8 @@ type router struct {
 	names  *zoneNames
 	// rewrites change the question's name first (package rewrite).
 	rewrites rewrite.Rules
+	// templates answer the questions they match next (package template).
+	templates *template.Set
 }
 
 var _ dnsserver.Responder = (*router)(nil)
@@ -58,9 +61,12 @@ func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
 	return w.Answer(r.respond(ctx, rewritten))
 }
 
-// respond answers q (see route); an answer from the zones then follows a
+// respond answers q from the templates or else (see route); an answer from the zones then follows a
 // pod's search path and is rotated, as configured.
 func (r *router) respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
+	if m := r.templates.Answer(q.Msg, q.Client); m != nil {
+		return m
+	}
 	snap := r.mirror.Snapshot()
 	resp, inZone := r.route(ctx, q, snap)
 	if !inZone {

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/rewrite"
+	"github.com/kubesky/kubesky/skydns/template"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -39,6 +40,7 @@ func (c *Config) Validate() error {
 		checkPodRecords(c.PodRecords),
 		checkAutopath(c.Autopath, c.PodRecords),
 		checkRewrites(c.Rewrites),
+		checkTemplates(c.Templates),
 		c.checkEtcd(),
 		checkLogLevel(c.LogLevel),
 		checkLogFormat(c.LogFormat),
@@ -234,6 +236,13 @@ func checkHealthSocket(path string) error {
 func checkRewrites(rules []string) error {
 	if _, err := rewrite.ParseAll(rules); err != nil {
 		return fmt.Errorf("--rewrite: %w", err)
+	}
+	return nil
+}
+
+func checkTemplates(values []string) error {
+	if _, err := template.ParseAll(values); err != nil {
+		return fmt.Errorf("--template: %w", err)
 	}
 	return nil
 }
