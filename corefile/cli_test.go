@@ -56,9 +56,9 @@ func TestCheckExits0ForAUsableCorefile(t *testing.T) {
 }
 
 func TestCheckExits1ForARefusedCorefileAndSaysWhichLine(t *testing.T) {
-	code, stdout, _ := check(".:53 {\n  forward . 8.8.8.8\n  template IN A example.org {\n    answer \"{{ .Name }} 60 IN A 10.0.0.1\"\n  }\n}\n", "check", "-")
-	want := "-:3: refused template IN A example.org: kubesky has no equivalent of CoreDNS's template plugin\n"
-	if code != 1 || !strings.Contains(stdout, want) || !strings.HasSuffix(stdout, "refused: -:3: template IN A example.org: refused: kubesky has no equivalent of CoreDNS's template plugin\n") {
+	code, stdout, _ := check(".:53 {\n  forward . 8.8.8.8\n  whoami {\n    answer \"{{ .Name }} 60 IN A 10.0.0.1\"\n  }\n}\n", "check", "-")
+	want := "-:3: refused whoami: kubesky has no equivalent of CoreDNS's whoami plugin\n"
+	if code != 1 || !strings.Contains(stdout, want) || !strings.HasSuffix(stdout, "refused: -:3: whoami: refused: kubesky has no equivalent of CoreDNS's whoami plugin\n") {
 		t.Fatalf("status %d, stdout:\n%s\nwant 1, the line %q and the verdict last", code, stdout, want)
 	}
 }

@@ -17,6 +17,8 @@ var handlers = map[string]func(*translator, server, use){
 	"log":         (*translator).log,
 	"loadbalance": (*translator).loadbalance,
 	"autopath":    (*translator).autopath,
+	"rewrite":     (*translator).rewrite,
+	"template":    (*translator).template,
 }
 
 // quiet are the plugins that change nothing kubesky answers, with why.
@@ -25,7 +27,7 @@ var quiet = map[string]string{
 	"ready":      "skydns serves /readyz on its --http-addr",
 	"prometheus": "skydns serves /metrics on its --http-addr, named skydns_*",
 	"reload":     "skydns --corefile reads the Corefile every 5s and applies a change of upstreams, stub domains, ACL or cache size whole; others need a restart",
-	"loop":       "skydns never forwards to itself: the /etc/resolv.conf nameservers that are skydns's own addresses are skipped",
+	"loop":       "skydns always probes every upstream for a forwarding loop and stops forwarding to one that loops (its names get SERVFAIL), reported in its log, skydns_forward_loop and /readyz/forward, the zones still answered; it never exits for one",
 	"bind":       "skydns listens on --dns-addr (node-local: also --node-local-interface), set where it is deployed",
 	"cancel":     "skydns bounds every forwarded query by --forward-deadline",
 }
@@ -44,7 +46,7 @@ var lacking = map[string]string{
 var corednsPlugins = []string{
 	"acl", "any", "auto", "azure", "bufsize", "chaos", "clouddns", "debug", "dns64", "erratic",
 	"etcd", "file", "geoip", "grpc", "header", "k8s_external", "local", "metadata", "minimal",
-	"multisocket", "nomad", "nsid", "rewrite", "root", "route53", "secondary", "sign", "template",
+	"multisocket", "nomad", "nsid", "root", "route53", "secondary", "sign",
 	"timeouts", "trace", "tsig", "view", "whoami",
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Verdict is what kubesky does with one directive or option.
@@ -52,7 +53,19 @@ type Setting struct {
 }
 
 // Arg is the setting as a command-line argument: --flag=value.
-func (s Setting) Arg() string { return "--" + s.Flag + "=" + s.Value }
+func (s Setting) Arg() string { return "--" + s.Flag + "=" + shellQuoted(s.Value) }
+
+// shellQuoted is v as one word of a POSIX shell: as it is when it holds
+// no space or character the shell reads, else in single quotes.
+func shellQuoted(v string) string {
+	plain := func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.,:/=@[]%#+", r)
+	}
+	if strings.IndexFunc(v, func(r rune) bool { return !plain(r) }) < 0 {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
 
 // Plan is what kubesky makes of a Corefile: a verdict for every line that
 // says something, the flags that do the same in kubesky, and the host

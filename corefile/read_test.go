@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +43,14 @@ func TestPublishedCorefilesAreUsableAsTheyAre(t *testing.T) {
 		{"kubeadm.Corefile",
 			[]string{"--zone=cluster.local.", "--pod-records=insecure", "--reverse-fallthrough=true", "--ttl=30", "--lameduck=5s",
 				"--forward-max-concurrent=1000", "--cache-size=19968", "--max-ttl=30", "--cache-max-negative-ttl=30s", "--rotate=true"},
+			[]string{"--zone=cluster.local", "--pod-records=insecure", "--ttl=30"}},
+		{"eks.Corefile",
+			[]string{"--zone=cluster.local.", "--pod-records=insecure", "--reverse-fallthrough=true", "--ttl=5", "--lameduck=5s",
+				"--cache-size=19968", "--max-ttl=30", "--cache-max-negative-ttl=30s", "--rotate=true"},
+			[]string{"--zone=cluster.local", "--pod-records=insecure", "--ttl=5"}},
+		{"aks.Corefile",
+			[]string{"--zone=cluster.local.", "--pod-records=insecure", "--reverse-fallthrough=true", "--ttl=30", "--lameduck=5s",
+				"--cache-size=19968", "--max-ttl=30", "--cache-max-negative-ttl=30s", "--rotate=true"},
 			[]string{"--zone=cluster.local", "--pod-records=insecure", "--ttl=30"}},
 		{"nodelocaldns.Corefile",
 			[]string{"--zone=cluster.local.", "--reverse-fallthrough=true", "--cache-size=19968", "--max-ttl=30",
@@ -117,8 +126,16 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 	}{
 		{"an unknown plugin", ".:53 {\n  forward . 8.8.8.8\n  frobnicate on\n}\n",
 			`Corefile:3: frobnicate on: refused: unknown plugin "frobnicate"`},
-		{"a CoreDNS plugin kubesky lacks", ".:53 {\n  rewrite name foo.example.com foo.default.svc.cluster.local\n  forward . 8.8.8.8\n}\n",
-			"Corefile:2: rewrite name foo.example.com foo.default.svc.cluster.local: refused: kubesky has no equivalent of CoreDNS's rewrite plugin"},
+		{"a CoreDNS plugin kubesky lacks", ".:53 {\n  whoami\n  forward . 8.8.8.8\n}\n",
+			"Corefile:2: whoami: refused: kubesky has no equivalent of CoreDNS's whoami plugin"},
+		{"a rewrite rule that is not a name rule", ".:53 {\n  rewrite type A AAAA\n  forward . 8.8.8.8\n}\n",
+			`Corefile:2: rewrite type A AAAA: refused: rewrite "type A AAAA": only name rules are supported`},
+		{"a template option skydns lacks", ".:53 {\n  template ANY ANY invalid {\n    rcode NXDOMAIN\n    ederror 21 blocked\n  }\n}\n",
+			"Corefile:4: ederror 21 blocked: refused: skydns's templates take match, answer, additional, authority, rcode and fallthrough, one record per line"},
+		{"a template whose regular expression does not compile", ".:53 {\n  template IN A example.org {\n    match (x\n  }\n}\n",
+			"Corefile:2: template IN A example.org: refused: template"},
+		{"a rewrite rule outside the root's block", "example.org:53 {\n  rewrite name a.example.org b.example.org\n  forward . 8.8.8.8\n}\n",
+			"Corefile:2: rewrite name a.example.org b.example.org: refused: skydns applies rewrite rules to every question: put them in the server block for ."},
 		{"a bad option", ".:53 {\n  kubernetes cluster.local {\n    pods sometimes\n  }\n}\n",
 			"Corefile:3: pods sometimes: refused: pods takes disabled, insecure or verified"},
 		{"an unknown option", ".:53 {\n  forward . 8.8.8.8 {\n    except example.org\n  }\n}\n",
@@ -161,7 +178,7 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 }
 
 func TestTheErrorCountsTheOtherRefusedLines(t *testing.T) {
-	p, err := Read("Corefile", []byte(".:53 {\n  rewrite a b\n  template IN A x\n  whoami\n}\n"), DefaultOptions())
+	p, err := Read("Corefile", []byte(".:53 {\n  rewrite a b\n  template IN\n  whoami\n}\n"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +272,21 @@ func TestAHostsFileIsRefusedByName(t *testing.T) {
 	}
 	if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
 		t.Errorf("the block's lines are still reported: %+v", it)
+	}
+}
+
+func TestTheFlagsPrintedForARewriteAreOneShellWordEach(t *testing.T) {
+	p, err := ReadUsable("Corefile", []byte(".:53 {\n  rewrite name regex (.*)-(it's)\\.a\\.example {1}.{2}.b.example\n  forward . 8.8.8.8\n}\n"), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `--rewrite=name regex (.*)-(it's)\.a\.example {1}.{2}.b.example`
+	args := p.Flags("skydns")
+	out, err := exec.Command("sh", "-c", "printf '%s\\n' "+args[0]).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSuffix(string(out), "\n"); got != want {
+		t.Fatalf("the shell reads %s as %q, want %q", args[0], got, want)
 	}
 }

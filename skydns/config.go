@@ -76,6 +76,13 @@ type Config struct {
 	// Autopath answers a pod's first search-path query with the answer its
 	// search path reaches; it needs PodRecords "verified".
 	Autopath bool
+	// Rewrites are CoreDNS rewrite name rules, applied in order before a
+	// query is answered (package rewrite). The fast path is off with them.
+	Rewrites []string
+	// Templates are CoreDNS template blocks as JSON (package template),
+	// answered after the rewrites, before the zones. The fast path is off
+	// with them.
+	Templates []string
 	// ReverseFallthrough forwards a reverse (PTR) name that no record
 	// answers to the forwarder, for clients that may recurse, instead of
 	// answering NXDOMAIN.
@@ -226,6 +233,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
 	fs.BoolVar(&c.ReverseFallthrough, "reverse-fallthrough", c.ReverseFallthrough, "forward a PTR question in in-addr.arpa. or ip6.arpa. that no record answers to the upstreams, for clients that may recurse, as kube-dns and CoreDNS's `fallthrough in-addr.arpa ip6.arpa` do (false: NXDOMAIN)")
 	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
+	fs.StringArrayVar(&c.Rewrites, "rewrite", c.Rewrites, "a CoreDNS rewrite name rule, '[stop|continue] name [exact|prefix|suffix|substring|regex] FROM TO [answer auto]', applied before answering; repeatable, in order (turns the fast path off)")
+	fs.StringArrayVar(&c.Templates, "template", c.Templates, "a CoreDNS template block as JSON (the Corefile reader makes it), answering the questions it matches before the zones; repeatable, in order (turns the fast path off)")
 	c.Etcd.AddFlags(fs)
 	fs.DurationVar(&c.EtcdProbeInterval, "etcd-probe-interval", c.EtcdProbeInterval, "how often etcd's reachability is checked while the watch is quiet")
 	fs.DurationVar(&c.EtcdStallAfter, "etcd-stall-after", c.EtcdStallAfter, "once etcd sends progress notifications, how long the watch may deliver nothing while etcd answers probes before it is opened again (0: 5 × --etcd-probe-interval)")

@@ -129,8 +129,10 @@ func TestAReloadIsJudgedWhole(t *testing.T) {
 			nil, nil, ""},
 		{"another TTL", strings.Replace(start, "ttl 30", "ttl 10", 1), nil,
 			nil, nil, "changing --ttl needs a restart of skydns"},
-		{"a refused plugin", strings.Replace(start, "  forward", "  rewrite name a b\n  forward", 1), nil,
-			nil, nil, `:5: rewrite name a b: refused: kubesky has no equivalent of CoreDNS's rewrite plugin`},
+		{"a refused plugin", strings.Replace(start, "  forward", "  whoami\n  forward", 1), nil,
+			nil, nil, `:5: whoami: refused: kubesky has no equivalent of CoreDNS's whoami plugin`},
+		{"a rewrite rule added", strings.Replace(start, "  forward", "  rewrite name a b\n  forward", 1), nil,
+			nil, nil, "changing --rewrite needs a restart of skydns"},
 		{"a flag the command line gives", start + "corp.example {\n  forward . 10.0.0.53\n}\n", []string{"--stub-domain=corp.example=10.0.0.53"},
 			nil, nil, "changing --stub-domain needs a restart of skydns"},
 	}

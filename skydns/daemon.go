@@ -20,8 +20,10 @@ import (
 	"github.com/kubesky/kubesky/skydns/forward"
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/rewrite"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 	"github.com/kubesky/kubesky/skydns/tap"
+	"github.com/kubesky/kubesky/skydns/template"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -57,6 +59,7 @@ type Daemon struct {
 
 	corefileDone   chan struct{} // closed when the --corefile watch ends; nil without one
 	closeForwarder func()        // stops the built forwarder's background work; nil if none
+	loops          LoopChecker   // the forwarder's loop check; nil if it has none
 	stopNotify     func()        // stops the notifier and waits for it; nil if none
 }
 
@@ -134,6 +137,7 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	d.loops, _ = forwarder.(LoopChecker)
 	changes := d.fastPathChanges()
 	d.mirror = NewMirror(cfg.Prefix, d.metrics, logger.With("component", "mirror"))
 	d.mirror.setHooks(recordChanges(changes, cfg.Prefix), d.notifyOnChange(res, snapshotHook(cfg, forwarder)))
@@ -155,7 +159,7 @@ func (d *Daemon) staleSeconds() float64 { return d.mirror.StaleSeconds() }
 // fastPathChanges is the log of what each snapshot changed that the fast
 // path's caches read; nil without --fast-path.
 func (d *Daemon) fastPathChanges() *fastpath.Changes {
-	if !d.cfg.FastPath {
+	if !d.cfg.FastPath || len(d.cfg.Rewrites) > 0 || len(d.cfg.Templates) > 0 { // the fast path does neither
 		return nil
 	}
 	return fastpath.NewChanges()
@@ -292,9 +296,11 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 		d.logger.Info("signing with DNSSEC", "zones", signer.Zones(), "keys", signer.KeyTags())
 	}
 	names := newZoneNames(res)
+	rewrites, _ := rewrite.ParseAll(d.cfg.Rewrites)    // checked by Validate
+	templates, _ := template.ParseAll(d.cfg.Templates) // checked by Validate
 	router := &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
 		rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
-		signer: signer, names: names}
+		signer: signer, names: names, rewrites: rewrites, templates: templates}
 	cfg := dnsserver.Config{
 		Addr:               d.cfg.DNSAddr,
 		Responder:          router,
@@ -335,6 +341,9 @@ func (d *Daemon) startDNS(cfg dnsserver.Config) error {
 	d.dns = srv
 	d.dnsMu.Unlock()
 	d.metrics.exportAnswers(srv.Addr())
+	if d.loops != nil {
+		d.loops.CheckLoops() // the probes must find this server answering
+	}
 	d.logger.Info("serving DNS", "addr", srv.Addr(), "zones", d.zones, "fast-path", d.cfg.FastPath, "udp-sockets", d.cfg.UDPSockets,
 		"tls-addr", srv.TLSAddr(), "dnstap", d.cfg.Dnstap.Target)
 	return nil

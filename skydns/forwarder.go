@@ -48,3 +48,11 @@ type StubSetter interface {
 type LiveSetter interface {
 	SetLiveFrom(snap *snapshot.Snapshot, zone string)
 }
+
+// LoopChecker is what a Forwarder may also do: check its upstreams for a
+// forwarding loop once the server answers (CheckLoops), and say through
+// which it found one (LoopErr; nil when none), the forwarder's readiness.
+type LoopChecker interface {
+	CheckLoops()
+	LoopErr() error
+}

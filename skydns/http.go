@@ -20,7 +20,8 @@ import (
 
 // newHTTPHandler serves /healthz (200 while the process runs), /readyz
 // (200 when every check of ready holds, else 503 and the first failure;
-// with ?verbose every check and the snapshot's freshness), /metrics, and
+// with ?verbose every check and the snapshot's freshness), /readyz/forward
+// (503 while a forwarding loop is found: see LoopChecker), /metrics, and
 // with withPprof the net/http/pprof handlers.
 func newHTTPHandler(ready func() readiness, reg *prometheus.Registry, withPprof bool) http.Handler {
 	mux := http.NewServeMux()
@@ -39,6 +40,15 @@ func newHTTPHandler(ready func() readiness, reg *prometheus.Registry, withPprof 
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz/forward", func(w http.ResponseWriter, _ *http.Request) {
+		for _, c := range ready().reported {
+			if c.err != nil {
+				http.Error(w, c.err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		fmt.Fprintln(w, "ok")
 	})

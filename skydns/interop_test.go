@@ -171,9 +171,8 @@ func coreDNSBinary(t *testing.T) string {
 // and returns its address once it answers.
 func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	t.Helper()
-	port := harness.FreePort(t)
-	corefile := filepath.Join(t.TempDir(), "Corefile")
-	conf := fmt.Sprintf(`.:%d {
+	return runCoreDNS(t, binary, func(port int) string {
+		return fmt.Sprintf(`.:%d {
     bind 127.0.0.1
     etcd cluster.local in-addr.arpa ip6.arpa {
         path /skydns
@@ -181,10 +180,20 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
     }
 }
 `, port, etcdURL)
-	if err := os.WriteFile(corefile, []byte(conf), 0o644); err != nil {
+	}, "dns-version.cluster.local.")
+}
+
+// runCoreDNS runs CoreDNS with the Corefile corefile makes for a free
+// 127.0.0.1 port, and returns its address once it answers a question for
+// probe (whatever the rcode).
+func runCoreDNS(t *testing.T, binary string, corefile func(port int) string, probe string) string {
+	t.Helper()
+	port := harness.FreePort(t)
+	path := filepath.Join(t.TempDir(), "Corefile")
+	if err := os.WriteFile(path, []byte(corefile(port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "-conf", corefile)
+	cmd := exec.Command(binary, "-conf", path)
 	out := &logBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -193,7 +202,7 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	polltest.NoComplaint(t, "CoreDNS answering", func() string {
-		_, err := dnstest.Send("tcp", addr, new(dns.Msg).SetQuestion("dns-version.cluster.local.", dns.TypeTXT))
+		_, err := dnstest.Send("tcp", addr, new(dns.Msg).SetQuestion(probe, dns.TypeTXT))
 		if err != nil {
 			return fmt.Sprintf("%v; output:\n%s", err, out.String())
 		}

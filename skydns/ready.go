@@ -13,6 +13,7 @@ import (
 // which is reported but decides nothing unless --max-stale is set.
 type readiness struct {
 	checks    []check
+	reported  []check // reported with ?verbose, deciding nothing
 	freshness string
 }
 
@@ -38,6 +39,13 @@ func (r readiness) writeVerbose(w io.Writer) {
 	for _, c := range r.checks {
 		if c.err != nil {
 			fmt.Fprintf(w, "[-]%s failed: %v\n", c.name, c.err)
+		} else {
+			fmt.Fprintf(w, "[+]%s ok\n", c.name)
+		}
+	}
+	for _, c := range r.reported {
+		if c.err != nil {
+			fmt.Fprintf(w, "[!]%s: %v (reported, does not decide readiness)\n", c.name, c.err)
 		} else {
 			fmt.Fprintf(w, "[+]%s ok\n", c.name)
 		}
@@ -68,7 +76,17 @@ func (d *Daemon) readiness() readiness {
 	if d.cfg.MaxStale > 0 {
 		checks = append(checks, check{"max-stale", d.withinMaxStale(now)})
 	}
-	return readiness{checks: checks, freshness: d.mirror.Freshness(now)}
+	return readiness{checks: checks, reported: d.forwardReadiness(), freshness: d.mirror.Freshness(now)}
+}
+
+// forwardReadiness is the forwarder's readiness: no forwarding loop found.
+// It is reported, and served alone at /readyz/forward, but does not make
+// the replica unready: the zones are still answered.
+func (d *Daemon) forwardReadiness() []check {
+	if d.loops == nil {
+		return nil
+	}
+	return []check{{"forward", d.loops.LoopErr()}}
 }
 
 func (d *Daemon) listening() error {

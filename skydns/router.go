@@ -10,7 +10,9 @@ import (
 	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/resolver"
+	"github.com/kubesky/kubesky/skydns/rewrite"
 	"github.com/kubesky/kubesky/skydns/snapshot"
+	"github.com/kubesky/kubesky/skydns/template"
 )
 
 // router is the ordinary path's Responder: it sends a query for a name in
@@ -37,13 +39,35 @@ type router struct {
 	// names tells it what exists.
 	signer *dnssec.Signer
 	names  *zoneNames
+	// rewrites change the question's name first (package rewrite).
+	rewrites rewrite.Rules
+	// templates answer the questions they match next (package template).
+	templates *template.Set
 }
 
 var _ dnsserver.Responder = (*router)(nil)
 
-// Respond answers q (see route); an answer from the zones then follows a
-// pod's search path and is rotated, as configured.
+// Respond answers q, after the rewrite rules change its name (and then
+// the answer back), as respond does.
 func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
+	w, err := r.rewrites.Apply(q.Msg)
+	switch {
+	case err != nil:
+		return new(dns.Msg).SetRcode(q.Msg, dns.RcodeServerFailure)
+	case w == nil:
+		return r.respond(ctx, q)
+	}
+	rewritten := q
+	rewritten.Msg = w.Query
+	return w.Answer(r.respond(ctx, rewritten))
+}
+
+// respond answers q from the templates or else (see route); an answer from the zones then follows a
+// pod's search path and is rotated, as configured.
+func (r *router) respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
+	if m := r.templates.Answer(q.Msg, q.Client); m != nil {
+		return m
+	}
 	snap := r.mirror.Snapshot()
 	resp, inZone := r.route(ctx, q, snap)
 	if !inZone {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/skydns/querylog"
+	"github.com/kubesky/kubesky/skydns/rewrite"
+	"github.com/kubesky/kubesky/skydns/template"
 	"github.com/kubesky/kubesky/skydns/transfer"
 )
 
@@ -37,6 +39,8 @@ func (c *Config) Validate() error {
 		checkMaxTTL(c.MaxTTL),
 		checkPodRecords(c.PodRecords),
 		checkAutopath(c.Autopath, c.PodRecords),
+		checkRewrites(c.Rewrites),
+		checkTemplates(c.Templates),
 		c.checkEtcd(),
 		checkLogLevel(c.LogLevel),
 		checkLogFormat(c.LogFormat),
@@ -225,6 +229,20 @@ const maxSocketPath = 107
 func checkHealthSocket(path string) error {
 	if len(path) > maxSocketPath {
 		return fmt.Errorf("--health-socket: %q is longer than %d bytes, the most a Unix socket path may have", path, maxSocketPath)
+	}
+	return nil
+}
+
+func checkRewrites(rules []string) error {
+	if _, err := rewrite.ParseAll(rules); err != nil {
+		return fmt.Errorf("--rewrite: %w", err)
+	}
+	return nil
+}
+
+func checkTemplates(values []string) error {
+	if _, err := template.ParseAll(values); err != nil {
+		return fmt.Errorf("--template: %w", err)
 	}
 	return nil
 }

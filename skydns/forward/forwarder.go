@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ type Forwarder struct {
 	dot      dotUpstreams // the DNS over TLS upstreams' connections (dot.go)
 	tap      *tap.Tap     // nil: no dnstap (tap.go)
 	peers    peers        // cookies and 0x20 support of each upstream
+	loops    *loops       // the forwarding loop probes and verdicts (loop.go)
+
+	loopStart sync.Once     // starts the loop checks (CheckLoops)
+	loopKick  chan struct{} // asks the loop checks to look at once
 
 	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
 	prefetchHits int64         // hits that earn an entry a prefetch; 0: none
@@ -88,6 +93,8 @@ func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, no
 		listen:   p.listen,
 		local:    localAddrs(),
 		limit:    newLimiter(cfg.MaxConcurrent),
+		loops:    newLoops(),
+		loopKick: make(chan struct{}, 1),
 
 		healthCheck:  cfg.HealthCheck,
 		prefetchHits: int64(cfg.CachePrefetch),
@@ -172,6 +179,9 @@ func (f *Forwarder) RecursionAllowed(client netip.Addr) bool {
 // (see admit), and a query no upstream answered in time gets SERVFAIL. The
 // reply is not truncated to the client's UDP size; the caller does that.
 func (f *Forwarder) ServeForward(ctx context.Context, req *dns.Msg, client netip.Addr) *dns.Msg {
+	if len(req.Question) == 1 && f.loops.cameBack(strings.ToLower(dns.Fqdn(req.Question[0].Name))) {
+		return reply(req, nil, dns.RcodeServerFailure) // our loop probe, back: not sent round again
+	}
 	if rcode, reason := f.admit(req, client); rcode != dns.RcodeSuccess {
 		return f.refuse(req, rcode, reason)
 	}

@@ -187,9 +187,14 @@ func (f *Forwarder) fetch(ctx context.Context, q question, r *route, c *cache, k
 }
 
 // ask tries r's servers one at a time, healthy ones first in turn, until
-// one gives a usable answer or ctx ends.
+// one gives a usable answer or ctx ends. Servers found in a forwarding
+// loop are left out; with none left it fails at once.
 func (f *Forwarder) ask(ctx context.Context, r *route, m *dns.Msg) (*dns.Msg, error) {
-	for _, addr := range f.health.order(r.addrs, r.turn.Add(1)) {
+	addrs := f.loops.usable(r.addrs)
+	if len(addrs) == 0 {
+		return nil, errLooped
+	}
+	for _, addr := range f.health.order(addrs, r.turn.Add(1)) {
 		if ctx.Err() != nil {
 			break
 		}

@@ -19,6 +19,7 @@ type metrics struct {
 	prefetches prometheus.Counter
 	probes     *prometheus.CounterVec // labels: upstream, result
 	ignored    *prometheus.CounterVec // labels: reason
+	loops      *prometheus.GaugeVec   // labels: upstream
 }
 
 func newMetrics() *metrics {
@@ -45,6 +46,10 @@ func newMetrics() *metrics {
 			Namespace: "skydns", Subsystem: "forward", Name: "ignored_replies_total",
 			Help: "Datagrams read while waiting for an upstream's reply that did not answer the query (forged, late or broken), ignored, by reason (source, id, malformed, question, case, cookie, no_cookie).",
 		}, []string{"reason"}),
+		loops: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "skydns", Subsystem: "forward", Name: "loop",
+			Help: "1 while a forwarding loop is found through the upstream (its loop probe came back; it is not forwarded to), else 0.",
+		}, []string{"upstream"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "skydns", Subsystem: "forward", Name: "refused_total",
 			Help: "Queries for names outside the zones refused, by reason (acl, no_recursion_desired, class, transfer).",
@@ -58,7 +63,7 @@ func (m *metrics) register(reg prometheus.Registerer, cacheLen func() int) error
 		Namespace: "skydns", Subsystem: "forward", Name: "cache_entries",
 		Help: "Entries in the forwarding cache.",
 	}, func() float64 { return float64(cacheLen()) })
-	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.stale, m.prefetches, m.probes, m.upstream, m.refused, m.ignored, entries} {
+	for _, c := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.tcpRetries, m.servfail, m.stale, m.prefetches, m.probes, m.upstream, m.refused, m.ignored, m.loops, entries} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("registering forwarding metrics: %w", err)
 		}

@@ -64,6 +64,11 @@ func (t stubTable) lookup(name string) *route {
 	}
 }
 
+// routes returns the table's routes.
+func (t stubTable) routes() []*route {
+	return slices.Collect(maps.Values(t))
+}
+
 // sameAs reports whether both tables send every domain to the same servers.
 func (t stubTable) sameAs(u stubTable) bool {
 	return maps.EqualFunc(t, u, func(a, b *route) bool { return a.id == b.id })

@@ -127,7 +127,7 @@ func (h *Holder) adopt(ctx context.Context, conns []*net.UDPConn) {
 type forwarder struct {
 	upstream  netip.AddrPort
 	forwarded *atomic.Int64
-	last      atomic.Int64 // UnixNano of the last query read
+	last      atomic.Int64  // UnixNano of the last query read
 	slots     chan struct{} // one per query being forwarded
 	readers   sync.WaitGroup
 	inFlight  sync.WaitGroup
