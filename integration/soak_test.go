@@ -48,6 +48,7 @@ type soakRun struct {
 	history   *historyRecorder
 	churn     *soakChurn
 	answers   *soakAnswers
+	leaders   *leaderSamples
 	faultRNG  *rand.Rand
 	faults    map[string]int
 	phases    []soakcheck.Phase // when each fault began
@@ -70,6 +71,9 @@ func TestSoak(t *testing.T) {
 	var traffic sync.WaitGroup
 	traffic.Go(func() { r.answers.resolve(ctx, rand.New(rand.NewPCG(seed, 2)), r.skydns, r.churn.pool) })
 	traffic.Go(func() { r.changeSteadily(ctx) })
+	leaderCtx, stopLeaders := context.WithCancel(t.Context())
+	defer stopLeaders()
+	r.leaders = watchLeaders(leaderCtx, r.kube2sky)
 
 	began := time.Now()
 	for i, f := range schedule(r.faultRNG, 1000) {
@@ -85,6 +89,7 @@ func TestSoak(t *testing.T) {
 	convergence := r.awaitConvergence(t)
 	fmt.Printf("soak: ran %v of faults and changes, then converged %v after the last (bound %v)\n",
 		quiet.Sub(began).Round(time.Second), convergence.Round(time.Millisecond), convergeBound)
+	stopLeaders()
 	r.verifying.Wait()
 	r.check(t)
 }
@@ -241,6 +246,7 @@ func (r *soakRun) check(t *testing.T) {
 	reportProblems(t, "changes never served", a.unserved)
 	reportProblems(t, "stale answers", stale)
 	r.checkWatchHistory(t)
+	r.checkLeaderless(t)
 	if len(kinds) < len(soakFaults) {
 		t.Logf("only %d of the %d fault kinds fit in the run", len(kinds), len(soakFaults))
 	}

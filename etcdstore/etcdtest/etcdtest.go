@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -18,7 +19,8 @@ type Server struct {
 	Client  *clientv3.Client
 	DataDir string
 
-	progressNotify time.Duration // etcd's watch progress notify interval; 0 for its default
+	progressNotify time.Duration      // etcd's watch progress notify interval; 0 for its default
+	clientTLS      *transport.TLSInfo // what clients must present; nil for plain HTTP
 }
 
 // Start starts an etcd server that is stopped when the test ends.
@@ -55,13 +57,15 @@ func (s *Server) start(t testing.TB, clientURL string) {
 	t.Helper()
 	e, err := embedetcd.Start(embedetcd.Config{
 		DataDir: s.DataDir, ClientURL: clientURL, ReadyTimeout: 30 * time.Second, LogLevel: "fatal",
-		WatchProgressNotifyInterval: s.progressNotify,
+		WatchProgressNotifyInterval: s.progressNotify, ClientTLS: s.clientTLS,
 	})
 	if err != nil {
 		t.Fatalf("starting embedded etcd: %v", err)
 	}
 	s.Server = e
-	s.Client = NewClient(t, e.ClientURL())
+	if s.clientTLS == nil {
+		s.Client = NewClient(t, e.ClientURL())
+	}
 }
 
 // NewClient returns a client of the etcd at url, closed when the test ends.
@@ -80,7 +84,8 @@ func (s *Server) Stop() {
 	}
 }
 
-// Restart starts the server again on the same client URL and data dir.
+// Restart starts the server again on the same client URL and data dir;
+// a server from StartSecure keeps its TLS and its Client reconnects.
 func (s *Server) Restart(t testing.TB, clientURL string) {
 	t.Helper()
 	s.Stop()

@@ -12,7 +12,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
-	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
@@ -110,18 +109,12 @@ func (p *PKI) TLSConfig(t testing.TB, c Cert) *tls.Config {
 // is enabled, admin must be a user with the root role.
 func StartSecure(t testing.TB, pki *PKI, admin string) *Server {
 	t.Helper()
-	s := &Server{DataDir: t.TempDir()}
 	server := pki.Server()
-	e, err := embedetcd.Start(embedetcd.Config{
-		DataDir: s.DataDir, ClientURL: "https://127.0.0.1:0", ReadyTimeout: 30 * time.Second, LogLevel: "fatal",
-		ClientTLS: &transport.TLSInfo{CertFile: server.CertFile, KeyFile: server.KeyFile, TrustedCAFile: pki.CAFile, ClientCertAuth: true},
-	})
-	if err != nil {
-		t.Fatalf("starting embedded etcd with TLS: %v", err)
-	}
-	s.Server = e
+	s := &Server{DataDir: t.TempDir(),
+		clientTLS: &transport.TLSInfo{CertFile: server.CertFile, KeyFile: server.KeyFile, TrustedCAFile: pki.CAFile, ClientCertAuth: true}}
+	s.start(t, "https://127.0.0.1:0")
 	t.Cleanup(func() { s.Stop() })
-	s.Client = NewClientWith(t, pki.Options(e.ClientURL(), pki.Client(t, admin)))
+	s.Client = NewClientWith(t, pki.Options(s.ClientURL(), pki.Client(t, admin)))
 	return s
 }
 

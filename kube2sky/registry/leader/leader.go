@@ -181,10 +181,14 @@ func (e *Elector) campaign(ctx context.Context, serve func(*Term)) error {
 	ours := fmt.Sprintf("%s/%x", e.cfg.Prefix, sess.Lease())
 	observer.Go(func() { e.observeLeader(campaignCtx, el, ours) })
 	value := string(contract.Record{Text: e.cfg.Identity, Owner: e.cfg.Owner}.Encode())
-	if err := el.Campaign(campaignCtx, value); err != nil {
+	rev, err := e.join(campaignCtx, sess, ours, value)
+	if err != nil {
+		return err
+	}
+	if err := e.awaitTurn(campaignCtx, ours, rev); err != nil {
 		return fmt.Errorf("campaigning: %w", err)
 	}
-	t := newTerm(ctx, registry.Fence{Key: el.Key(), Rev: el.Rev()})
+	t := newTerm(ctx, registry.Fence{Key: ours, Rev: rev})
 	e.serveLeadership(t, sess, serve)
 	return nil
 }
