@@ -85,7 +85,7 @@ func Start(cfg Config) (*Holder, error) {
 	return h, nil
 }
 
-// Forwarded is the number of queries forwarded so far.
+// Forwarded is the number of queries whose upstream reply was relayed so far.
 func (h *Holder) Forwarded() int64 { return h.forwarded.Load() }
 
 // Close stops holding: sockets being answered here are released (connected
@@ -171,9 +171,10 @@ func (f *forwarder) forward(c *net.UDPConn, client netip.AddrPort, query []byte)
 	if err != nil || n < 2 || reply[0] != query[0] || reply[1] != query[1] {
 		return
 	}
-	if _, err := c.WriteToUDPAddrPort(reply[:n], client); err == nil {
-		f.forwarded.Add(1)
-	}
+	// Counted before the reply leaves, so a client that has its answer
+	// always finds it counted.
+	f.forwarded.Add(1)
+	c.WriteToUDPAddrPort(reply[:n], client)
 }
 
 // release connects conns to their own addresses, answers what they still
