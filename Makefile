@@ -28,7 +28,15 @@ build: ## static binaries (CGO_ENABLED=0) into bin/
 	@# skydns-node: skydns without etcd's server (no embedded etcd, no relay), deploy/node-local's
 	CGO_ENABLED=0 $(GO) build -trimpath -tags noembed -ldflags '$(LDFLAGS)' -o $(BIN)/skydns-node ./cmd/skydns
 
-test: lint test-unit test-fuzz test-integration ## everything CI runs
+# TEST_PARTS run one after another; each prints its wall time, and the times are repeated at the
+# end, so a slow CI run shows which part grew.
+TEST_PARTS := lint test-unit test-fuzz test-integration
+
+test: ## everything CI runs: lint, test-unit, test-fuzz, test-integration, each part's time printed
+	@times=""; for part in $(TEST_PARTS); do start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$part || exit $$?; \
+	  took=$$(( $$(date +%s) - start )); echo "make test: $$part took $${took}s"; \
+	  times="$$times $$part $${took}s"; done; echo "make test: done:$$times"
 
 # ALLOC_PKGS hold zero-allocation checks that the race detector's own allocations would break:
 # they skip under -race, so test-unit runs these packages once more without it.
@@ -51,8 +59,9 @@ FUZZ_NETWORK_PKGS := ./contract ./skydns ./skydns/fastpath ./skydns/forward ./sk
 # fuzz_targets runs each fuzz target of the package directories $(1) for FUZZTIME inputs.
 fuzz_targets = set -e; $(GO) list -f '{{.Dir}}' $(1) | while read -r dir; do \
 	  for target in $$(grep -hoE '^func (Fuzz[A-Za-z0-9_]+)' $$dir/*_test.go 2>/dev/null | cut -d' ' -f2); do \
-	    echo "fuzz $$target in $$dir"; \
+	    echo "fuzz $$target in $$dir"; start=$$(date +%s); \
 	    (cd $$dir && $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) .) || exit 1; \
+	    echo "fuzz $$target took $$(( $$(date +%s) - start ))s"; \
 	  done; \
 	done
 
