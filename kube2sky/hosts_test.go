@@ -132,6 +132,50 @@ func TestHostRecordsFollowTheConfigMap(t *testing.T) {
 	})
 }
 
+// corefileWithHosts is a CoreDNS Corefile whose hosts plugin lists addr for
+// db1.example.corp, and extra inside the same server block.
+func corefileWithHosts(addr, extra string) map[string]string {
+	return map[string]string{"Corefile": `.:53 {
+    errors
+    hosts {
+        ` + addr + ` db1.example.corp
+        fallthrough
+    }
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    forward . /etc/resolv.conf
+    cache 30
+` + extra + `}
+`}
+}
+
+// CoreDNS's own ConfigMap can be the hosts ConfigMap: kube2sky serves its
+// hosts plugins' inline entries, and keeps them while a Corefile kubesky
+// refuses is in the ConfigMap, as skydns keeps the last usable Corefile.
+func TestHostRecordsFollowCoreDNSsCorefile(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.add(hostsMap(corefileWithHosts("10.0.0.5", "")))
+	r := h.start("a", hostsConfig)
+	h.waitLeader(r)
+	h.waitAll(append(hostRecord("db1", "10.0.0.5"), "/skydns/arpa/in-addr/10/0/0/5 "+v("db1.example.corp."))...)
+
+	t.Run("a refused Corefile keeps the last usable one's entries and is reported", func(t *testing.T) {
+		h.putConfigMap(hostsMap(corefileWithHosts("10.0.0.6", "    frobnicate\n")))
+		ev := h.waitEvent("kube-system", "ConfigMap", "hosts", source.ReasonInvalidHostsLines)
+		if !strings.Contains(ev.Message, "data[Corefile]: ") || !strings.Contains(ev.Message, "frobnicate") ||
+			!strings.Contains(ev.Message, "last usable Corefile stay") {
+			t.Errorf("event %q, want the refused Corefile named, with its line", ev.Message)
+		}
+		h.waitAll(append(hostRecord("db1", "10.0.0.5"), "/skydns/arpa/in-addr/10/0/0/5 "+v("db1.example.corp."))...)
+	})
+	t.Run("a usable edit applies", func(t *testing.T) {
+		h.putConfigMap(hostsMap(corefileWithHosts("10.0.0.7", "")))
+		h.waitAll(append(hostRecord("db1", "10.0.0.7"), "/skydns/arpa/in-addr/10/0/0/7 "+v("db1.example.corp."))...)
+	})
+}
+
 // waitEvent waits for an event with the given reason on an object.
 func (h *harness) waitEvent(namespace, kind, name, reason string) corev1.Event {
 	h.t.Helper()

@@ -25,6 +25,9 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
+	if p.Line == 0 {
+		return fmt.Sprintf("data[%s]: %s", p.Key, p.Reason)
+	}
 	return fmt.Sprintf("data[%s] line %d %q: %s", p.Key, p.Line, p.Text, p.Reason)
 }
 

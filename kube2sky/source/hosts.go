@@ -2,7 +2,9 @@ package source
 
 import (
 	"log/slog"
+	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +35,11 @@ type hostsGroup struct {
 	domainPrefix string // the --hosts-domain key prefix, "" for none
 	cfg          hosts.Config
 	report       *hostsReport // nil unless --hosts-configmap
+
+	mu sync.Mutex
+	// corefileHosts is the hosts text of the last usable Corefile the
+	// ConfigMap held under hosts.CorefileKey.
+	corefileHosts string
 }
 
 var _ recordGroup = (*hostsGroup)(nil)
@@ -68,9 +75,33 @@ func (g *hostsGroup) desired(string) group.Desired {
 	if cm != nil {
 		data = cm.data
 	}
+	data, refused := g.readCorefile(data)
 	entries, problems := hosts.Records(g.cfg, data)
+	if refused != nil {
+		problems = append([]hosts.Problem{*refused}, problems...)
+	}
 	g.report.report(cm, problems, len(entries))
 	return group.SplitPTRs(g.zone, entries)
+}
+
+// readCorefile returns data with a Corefile (CoreDNS's ConfigMap) replaced
+// by its hosts entries, or by the last usable Corefile's while this one is
+// refused, and the problem that refused it.
+func (g *hostsGroup) readCorefile(data map[string]string) (map[string]string, *hosts.Problem) {
+	text, ok := data[hosts.CorefileKey]
+	if !ok {
+		return data, nil
+	}
+	entries, refused := hosts.FromCorefile(text, g.cfg.ExtraDomain)
+	g.mu.Lock()
+	if refused == nil {
+		g.corefileHosts = entries
+	}
+	entries = g.corefileHosts
+	g.mu.Unlock()
+	data = maps.Clone(data)
+	data[hosts.CorefileKey] = entries
+	return data, refused
 }
 
 func (g *hostsGroup) eachDesired(fn func(name string, d group.Desired)) {
