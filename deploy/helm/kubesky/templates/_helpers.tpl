@@ -170,6 +170,12 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --http-addr=0.0.0.0:8082
     - --leader-elect
     - --kube-dns-configmap={{ $.Release.Namespace }}/kube-dns
+    {{- with $.Values.coreDNS.configMap }}
+    - --hosts-configmap={{ $.Release.Namespace }}/{{ . }}
+    {{- with $.Values.coreDNS.hostsDomain }}
+    - --hosts-domain={{ . }}
+    {{- end }}
+    {{- end }}
   ports:
     - name: k2s-metrics
       containerPort: 8082
@@ -204,8 +210,12 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     {{- else }}
     {{- include "kubesky.etcdArgs" . | nindent 4 }}
     {{- end }}
+    {{- if $.Values.coreDNS.configMap }}
+    - --corefile=/etc/coredns/Corefile
+    {{- else }}
     - --zone={{ $.Values.zone }}
     - --lameduck=5s
+    {{- end }}
     - --ns-addrs={{ $.Values.service.clusterIP }}
   ports:
     - name: dns
@@ -217,7 +227,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - name: metrics
       containerPort: 8081
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1) true) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -234,15 +244,32 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
   {{- include "kubesky.containerSecurity" (list "NET_BIND_SERVICE") | nindent 2 }}
 {{- end }}
 
-{{/* The volume mounts of kube2sky and skydns; call with (list $ shared). */}}
+{{/* The volume mounts of kube2sky and skydns; call with (list $ shared), skydns's with (list $ shared true). */}}
 {{- define "kubesky.mounts" -}}
 {{- $ := index . 0 -}}
-{{- if or (index . 1) $.Values.extraSecrets }}
+{{- $corefile := "" -}}
+{{- if gt (len .) 2 }}{{ $corefile = $.Values.coreDNS.configMap }}{{ end -}}
+{{- if or (index . 1) $.Values.extraSecrets $corefile }}
 volumeMounts:
   {{- if index . 1 }}
   {{- include "kubesky.etcdClientMount" $ | nindent 2 }}
   {{- end }}
   {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 2 . }}{{ end }}
+  {{- if $corefile }}
+  - name: corefile
+    mountPath: /etc/coredns
+    readOnly: true
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The volume of CoreDNS's ConfigMap, which skydns reads its Corefile from, if coreDNS.configMap names it. */}}
+{{- define "kubesky.corefileVolume" -}}
+{{- with .Values.coreDNS.configMap }}
+- name: corefile
+  configMap:
+    name: {{ . }}
+    items: [{key: Corefile, path: Corefile}]
 {{- end }}
 {{- end }}
 
