@@ -23,7 +23,7 @@ WITH_CONFORMANCE ?=
 CLUSTER_CONFORMANCE = $(if $(WITH_CONFORMANCE),KUBESKY_CLUSTER_CONFORMANCE='$(CONFORMANCE_FOCUS)')
 CLUSTER_TIMEOUT = $(if $(WITH_CONFORMANCE),45m,20m)
 
-.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security bench-node-local test-helm conformance conformance-full
+.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security test-migrate bench-node-local test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
@@ -58,6 +58,10 @@ bench-node-local: build cluster-tools ## deploy/node-local's skydns against Core
 test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster, every topology (per-pod and shared in one cluster, node-local in a second): helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
 	@$(call with_ticker,integration/tools/build.sh helm)
 	$(CLUSTER_GO_TEST) -timeout 30m -run '^TestHelm(NodeLocal)?$$' ./cluster/clustertest/
+
+test-migrate: build cluster-tools ## CoreDNS with a customised Corefile replaced by the Helm chart reading its ConfigMap, and back, under lookups (none may fail), every answer compared (TestHelm's first subtest alone) (root)
+	@$(call with_ticker,integration/tools/build.sh helm)
+	$(CLUSTER_GO_TEST) -timeout 30m -run '^TestHelm$$/^from' ./cluster/clustertest/
 
 # conformance-tools builds e2e.test, Kubernetes' e2e suite (once).
 conformance-tools:

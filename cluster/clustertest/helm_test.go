@@ -54,8 +54,9 @@ func glibcLookups(t *testing.T, c *cluster.Cluster, name string, disrupt func())
 	}
 }
 
-// TestHelm installs deploy/helm/kubesky with bin/helm into a cluster with
-// no DNS yet, the per-pod topology, then the shared one: each is
+// TestHelm runs CoreDNS in a cluster with no DNS yet and moves it to
+// deploy/helm/kubesky and back (migrateFromCoreDNS); then it installs the
+// chart with bin/helm, the per-pod topology, then the shared one: each is
 // installed, upgraded with a changed cpu request while a pod resolves a
 // name about 20 times a second (no lookup may fail), then uninstalled,
 // leaving nothing labelled kubesky.
@@ -66,6 +67,7 @@ func TestHelm(t *testing.T) {
 	requireIPv4(t)
 	c := startCluster(t, "")
 	applyWorkload(t, c)
+	t.Run("from CoreDNS to the chart reading its Corefile and back", func(t *testing.T) { migrateFromCoreDNS(t, c) })
 	t.Run(perPodRun.topology, func(t *testing.T) { perPodRun.check(t, c) })
 	prepareSharedEtcd(t, c)
 	t.Run(sharedRun.topology, func(t *testing.T) { sharedRun.check(t, c) })
