@@ -139,6 +139,10 @@ func (h *hub) publish(header *pb.ResponseHeader, events []*mvccpb.Event, progres
 	if !progress {
 		b.to = events[len(events)-1].Kv.ModRevision
 	}
+	if b.to < b.from { // progress before the revision a watch from the future starts at
+		h.header = header
+		return
+	}
 	body, err := (&pb.WatchResponse{Header: header, Events: events}).Marshal()
 	if err != nil { // a gogoproto message marshals unless it is broken
 		panic(err)
