@@ -127,3 +127,27 @@ func feedingTable(b *strings.Builder, o options, results []result) {
 	}
 	b.WriteString("\n")
 }
+
+// joinTable is the initial sync seen from the proxies: readers starting
+// together (a scale-up with --start-rate at its most) each list the zone
+// and watch it; every one is serving once it is current.
+func joinTable(b *strings.Builder, o options, results []result) {
+	section(b, "Readers joining: the proxies over the initial sync",
+		fmt.Sprintf("Readers started at %d a second (--start-rate), at most %d listing at once in this process (--list-slots, 0: no bound); "+
+			"all current: every reader has listed and applied etcd's revision. Peak: the most one proxy used over a 0.5 s sample.", o.startRate, o.listSlots),
+		"readers", "proxies", "all current after", "proxies' CPU (cores, average)", "peak CPU of one proxy", "peak RSS of one proxy (MB)")
+	for _, r := range results {
+		if r.setup.proxies == 0 {
+			continue
+		}
+		var cores, peak float64
+		var rss int64
+		for _, u := range r.syncUsage {
+			if strings.HasPrefix(u.name, "proxy") {
+				cores, peak, rss = cores+u.cores, max(peak, u.peak), max(rss, u.peakRSS)
+			}
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %.2f | %.2f | %s |\n", r.setup.readers, r.setup.proxiesLabel(), secs(r.sync), cores, peak, mb(rss))
+	}
+	b.WriteString("\n")
+}

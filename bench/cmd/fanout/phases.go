@@ -40,6 +40,7 @@ type result struct {
 	clients   int
 	sync      time.Duration
 	syncCache listCache     // the proxies' caches over the initial sync
+	syncUsage []serverUsage // the servers over the initial sync
 	idle      []serverUsage // before any reader
 	churn     phase
 	slow      phase
@@ -140,6 +141,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
 	before := r.counters()
+	u := measure(r.c.servers())
 	start := time.Now()
 	f, err := startFleet(r.setup.readers, r.opts, endpointsOf, r.track, r.readerLog)
 	if err != nil {
@@ -154,6 +156,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
+	r.result.syncUsage = u.finish()
 	r.result.syncCache = r.counters().minus(before).cache
 	return nil
 }

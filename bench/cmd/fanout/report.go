@@ -18,6 +18,7 @@ func writeReport(o options, results []result, took time.Duration) error {
 		fanOutTable(&b, results)
 		usageTable(&b, results)
 		feedingTable(&b, o, results)
+		joinTable(&b, o, results)
 		marginalTable(&b, results)
 		recoveryTable(&b, results)
 		slowTable(&b, o, results)
