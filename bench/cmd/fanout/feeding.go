@@ -94,13 +94,14 @@ const fleetNodes = 5000
 // one node costs the tier for each Service change.
 func feedingTable(b *strings.Builder, o options, results []result) {
 	section(b, "Feeding tier: CPU per node per change",
-		fmt.Sprintf("The proxies' CPU alone (from /proc, all proxies together) over the churn, ÷ (readers × Txns/s). "+
+		fmt.Sprintf("The proxies' CPU alone (from /proc, all proxies together) over the churn, ÷ (readers × Txns). "+
 			"Responses: the watch responses each reader got a second, as the batched relay counts them (kubesky_relay_watch_responses_total); "+
 			"grpc-proxy and the unbatched relay send one per revision. "+
-			"%d nodes at 100 changes/s: each revision to each reader costs the same at any rate (unbatched: µs per node per change × nodes × 100/s); "+
-			"the batched relay sends at most one response a window to each reader, so its cost per reader a second stays as measured once the rate exceeds one change a window "+
-			"(CPU per reader × nodes; per change at 100/s: that ÷ 100).", fleetNodes),
-		"readers", "proxies", "Txns/s", "proxies' CPU (cores)", "µs per node per change", "responses per reader a second", "µs per response", fmt.Sprintf("%d nodes, 100 changes/s (cores)", fleetNodes), "µs per node per change at 100/s")
+			"Model for %d nodes at 100 changes/s: unbatched, each revision to each reader costs the same at any rate "+
+			"(µs per node per change × nodes × 100/s); batched, each reader gets one response per window (%s) once changes come faster than that, "+
+			"each costing the µs per response measured (nodes × responses a second × µs per response; per change: ÷ 100). "+
+			"A fuller response costs more bytes than the ones measured here: at 100 changes/s one carries about 10 changes.", fleetNodes, o.watchBatch),
+		"readers", "proxies", "Txns/s", "proxies' CPU (cores)", "µs per node per change", "responses per reader a second", "µs per response", fmt.Sprintf("model: %d nodes, 100 changes/s (cores)", fleetNodes), "model: µs per node per change at 100/s")
 	for _, r := range results {
 		if r.setup.proxies == 0 {
 			continue
@@ -116,14 +117,16 @@ func feedingTable(b *strings.Builder, o options, results []result) {
 		perSecond := r.churn.responses / w / r.churn.seconds
 		batched := r.setup.tier == tierRelayBatched
 		if !batched {
-			perSecond = rate
+			perSecond = float64(r.churn.txns) / r.churn.seconds
 		}
+		perResponse := cores * 1e6 / (w * perSecond)
 		fleet, at100 := perChange*fleetNodes*100/1e6, perChange
 		if batched {
-			fleet, at100 = cores/w*fleetNodes, cores*1e6/w/100
+			responses := min(100, float64(time.Second)/float64(o.watchBatch))
+			fleet, at100 = fleetNodes*responses*perResponse/1e6, responses*perResponse/100
 		}
 		fmt.Fprintf(b, "| %d | %s | %.0f | %.3f | %.2f | %.1f | %.1f | %.2f | %.2f |\n", r.setup.readers, r.setup.proxiesLabel(), rate, cores,
-			perChange, perSecond, cores*1e6/(w*perSecond), fleet, at100)
+			perChange, perSecond, perResponse, fleet, at100)
 	}
 	b.WriteString("\n")
 }
