@@ -40,6 +40,7 @@ type BatchingWatch struct {
 	ctx      context.Context // the hubs' upstream watches live until it ends
 	upstream clientv3.Watcher
 	window   time.Duration
+	retain   int // bytes of batches each hub keeps
 
 	mu   sync.Mutex
 	hubs map[hubKey]*hub
@@ -48,7 +49,7 @@ type BatchingWatch struct {
 // NewBatchingWatch serves watches of upstream, batching events every
 // window.
 func NewBatchingWatch(ctx context.Context, upstream clientv3.Watcher, window time.Duration) *BatchingWatch {
-	return &BatchingWatch{ctx: ctx, upstream: upstream, window: window, hubs: map[hubKey]*hub{}}
+	return &BatchingWatch{ctx: ctx, upstream: upstream, window: window, retain: retainBytes, hubs: map[hubKey]*hub{}}
 }
 
 // Watch serves one gRPC stream of a reader: its create and cancel
@@ -81,7 +82,7 @@ func (bw *BatchingWatch) attach(ctx context.Context, key hubKey, start int64) (*
 	bw.mu.Lock()
 	h := bw.hubs[key]
 	if h == nil || h.over() {
-		h = newHub(bw.ctx, bw.upstream, key, start, bw.window, retainBytes)
+		h = newHub(bw.ctx, bw.upstream, key, start, bw.window, bw.retain)
 		bw.hubs[key] = h
 	}
 	h.users++
@@ -119,7 +120,7 @@ func (bw *BatchingWatch) place(ctx context.Context, h *hub, start int64, private
 
 // private is a hub of one watcher from start, outside the shared ones.
 func (bw *BatchingWatch) private(key hubKey, start int64) *hub {
-	h := newHub(bw.ctx, bw.upstream, key, start, bw.window, retainBytes)
+	h := newHub(bw.ctx, bw.upstream, key, start, bw.window, bw.retain)
 	bw.mu.Lock()
 	h.users = 1
 	bw.mu.Unlock()
