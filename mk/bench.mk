@@ -36,7 +36,7 @@ bench-fan-out: tools ## etcd watch fan-out to W = 100, 1,000 and 5,000 readers, 
 # The feeding tier's CPU per node per change (bench/cmd/fanout --tiers): 1,000 readers behind two
 # skydns relays sending each revision alone (--watch-batch 0), then two batching them
 # (--watch-batch FANOUT_BATCH), in one run; the relays' CPU profiles go to FANOUT_PROFILES.
-FANOUT_BATCH    ?= 100ms
+FANOUT_BATCH    ?= 250ms
 FANOUT_PROFILES ?= /tmp/kubesky-fan-out-profiles
 
 .PHONY: bench-fan-out-feeding

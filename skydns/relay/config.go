@@ -29,7 +29,7 @@ type Config struct {
 
 // DefaultConfig listens on etcd's and grpc-proxy's usual ports.
 func DefaultConfig() Config {
-	return Config{ListenAddr: "0.0.0.0:2379", HTTPAddr: "0.0.0.0:2381", Prefix: "/skydns/", WatchBatch: 100 * time.Millisecond, Etcd: etcdstore.DefaultClientOptions()}
+	return Config{ListenAddr: "0.0.0.0:2379", HTTPAddr: "0.0.0.0:2381", Prefix: "/skydns/", WatchBatch: 250 * time.Millisecond, Etcd: etcdstore.DefaultClientOptions()}
 }
 
 // AddFlags registers the relay's flags, the --etcd-* ones (its own

@@ -115,7 +115,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.progressNotify, "progress-notify", time.Second, "etcd's --watch-progress-notify-interval")
 	fs.BoolVar(&o.readerLog, "reader-log", false, "log what the readers' ListWatchers log (debug level) on stderr")
 	tiers := fs.String("tiers", tierGRPCProxy, "comma-separated proxy tiers, each run in turn: grpc-proxy (etcd's), relay (skydns relay --watch-batch 0), relay-batched (skydns relay --watch-batch)")
-	fs.DurationVar(&o.watchBatch, "watch-batch", 100*time.Millisecond, "the relay-batched tier's --watch-batch")
+	fs.DurationVar(&o.watchBatch, "watch-batch", 250*time.Millisecond, "the relay-batched tier's --watch-batch")
 	fs.StringVar(&o.profileDir, "profile-dir", "", "write each relay process's CPU profile over the churn here")
 	if err := fs.Parse(args); err != nil {
 		return o, err
