@@ -263,13 +263,17 @@ func (s *watchStream) serve(ctx context.Context, id int64, cr *pb.WatchCreateReq
 // it starts there, else the events from next on, marshalled for it.
 func (s *watchStream) sendBatch(b *batch, id int64, idField []byte, next int64, progress bool) error {
 	if b.from >= next {
-		if len(b.events) == 0 && !progress {
+		if b.progress && !progress {
 			return nil
 		}
 		return s.send(&sharedFrame{watchID: idField, body: b.body})
 	}
+	var whole pb.WatchResponse
+	if err := whole.Unmarshal(b.body); err != nil {
+		return err
+	}
 	var events []*mvccpb.Event
-	for _, ev := range b.events {
+	for _, ev := range whole.Events {
 		if ev.Kv.ModRevision >= next {
 			events = append(events, ev)
 		}
@@ -277,5 +281,5 @@ func (s *watchStream) sendBatch(b *batch, id int64, idField []byte, next int64, 
 	if len(events) == 0 {
 		return nil
 	}
-	return s.send(&pb.WatchResponse{Header: b.header, WatchId: id, Events: events})
+	return s.send(&pb.WatchResponse{Header: whole.Header, WatchId: id, Events: events})
 }

@@ -21,12 +21,12 @@ type hubKey struct {
 
 // batch is what one upstream watch delivered over one window: the
 // revisions from..to (to is the header's revision after a progress
-// notification, else the last event's), its events and header, and the
-// response that carries them marshalled once, without a watch ID.
+// notification, else the last event's), and the response that carries
+// its events marshalled once, without a watch ID. Only the bytes are
+// kept: the rare watcher that starts inside a batch reads them back.
 type batch struct {
 	from, to int64
-	events   []*mvccpb.Event
-	header   *pb.ResponseHeader
+	progress bool // no event: a progress notification
 	body     []byte
 }
 
@@ -135,7 +135,7 @@ func (h *hub) open(header *pb.ResponseHeader) {
 func (h *hub) publish(header *pb.ResponseHeader, events []*mvccpb.Event, progress bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	b := &batch{from: h.next, to: header.Revision, events: events, header: header}
+	b := &batch{from: h.next, to: header.Revision, progress: progress}
 	if !progress {
 		b.to = events[len(events)-1].Kv.ModRevision
 	}
