@@ -33,6 +33,19 @@ FANOUT_FLAGS   ?=
 bench-fan-out: tools ## etcd watch fan-out to W = 100, 1,000 and 5,000 readers, with and without grpc-proxy (~45 min; FANOUT_READERS=100 ~3 min)
 	$(GO) run ./bench/cmd/fanout --etcd bin/etcd --readers $(FANOUT_READERS) --proxies $(FANOUT_PROXIES) $(FANOUT_FLAGS)
 
+# The feeding tier's CPU per node per change (bench/cmd/fanout --tiers): 1,000 readers behind two
+# skydns relays sending each revision alone (--watch-batch 0), then two batching them
+# (--watch-batch FANOUT_BATCH), in one run; the relays' CPU profiles go to FANOUT_PROFILES.
+FANOUT_BATCH    ?= 250ms
+FANOUT_PROFILES ?= /tmp/kubesky-fan-out-profiles
+
+.PHONY: bench-fan-out-feeding
+
+bench-fan-out-feeding: tools ## the relays' CPU per node per change at W = 1,000, each revision alone vs batched (~15 min)
+	mkdir -p $(FANOUT_PROFILES)
+	$(GO) run ./bench/cmd/fanout --etcd bin/etcd --readers 1000 --proxies 2 --direct=false --tiers relay,relay-batched \
+		--watch-batch $(FANOUT_BATCH) --profile-dir $(FANOUT_PROFILES) --out bench/results/fan-out-feeding.md $(FANOUT_FLAGS)
+
 # Where one node-local skydns's memory goes (bench/cmd/nodelocalmem): an embedded etcd with the
 # records of NODELOCAL_SERVICES headless Services × 5 endpoints, a noembed skydns reading it, every
 # name asked once; /proc, the Go runtime's gauges and the heap profile by function. See

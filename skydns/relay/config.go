@@ -16,19 +16,20 @@ import (
 // Config is the relay's: where it serves readers (TLS with client
 // certificates required), whom it lets in, and how it reaches etcd.
 type Config struct {
-	ListenAddr    string   // gRPC, etcd's KV (reads) and Watch
-	HTTPAddr      string   // /healthz, /readyz, /metrics
-	CertFile      string   // the serving certificate readers verify
-	KeyFile       string   // its key
-	TrustedCAFile string   // the CA a reader's client certificate must chain to
-	AllowedCNs    []string // the readers' common names
-	Prefix        string   // what /readyz reads upstream
+	ListenAddr    string        // gRPC, etcd's KV (reads) and Watch
+	HTTPAddr      string        // /healthz, /readyz, /metrics
+	CertFile      string        // the serving certificate readers verify
+	KeyFile       string        // its key
+	TrustedCAFile string        // the CA a reader's client certificate must chain to
+	AllowedCNs    []string      // the readers' common names
+	Prefix        string        // what /readyz reads upstream
+	WatchBatch    time.Duration // the window whose events go to a reader as one response (0: each revision alone)
 	Etcd          etcdstore.ClientOptions
 }
 
 // DefaultConfig listens on etcd's and grpc-proxy's usual ports.
 func DefaultConfig() Config {
-	return Config{ListenAddr: "0.0.0.0:2379", HTTPAddr: "0.0.0.0:2381", Prefix: "/skydns/", Etcd: etcdstore.DefaultClientOptions()}
+	return Config{ListenAddr: "0.0.0.0:2379", HTTPAddr: "0.0.0.0:2381", Prefix: "/skydns/", WatchBatch: 250 * time.Millisecond, Etcd: etcdstore.DefaultClientOptions()}
 }
 
 // AddFlags registers the relay's flags, the --etcd-* ones (its own
@@ -41,6 +42,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.TrustedCAFile, "trusted-ca-file", c.TrustedCAFile, "CA that signs the readers' client certificates")
 	fs.StringSliceVar(&c.AllowedCNs, "allowed-cn", c.AllowedCNs, "common name of a reader's client certificate let in, repeatable")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "key prefix /readyz reads upstream (the relay's user may read it)")
+	fs.DurationVar(&c.WatchBatch, "watch-batch", c.WatchBatch, "send a reader the changes of this window as one watch response, marshalled once for all readers (0: each revision on its own, as etcd's grpc-proxy)")
 	c.Etcd.AddFlags(fs)
 }
 
@@ -53,6 +55,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.AllowedCNs) == 0 {
 		errs = append(errs, errors.New("--allowed-cn: name at least one reader"))
+	}
+	if c.WatchBatch < 0 || c.WatchBatch > time.Second {
+		errs = append(errs, fmt.Errorf("--watch-batch %s: want 0 to 1s", c.WatchBatch))
 	}
 	if len(c.Etcd.Endpoints) == 0 {
 		errs = append(errs, errors.New("--etcd-endpoints is required"))

@@ -1,8 +1,10 @@
 // Package relay is the read-only fan-out tier between etcd and the
 // skydns on every node: a gRPC server made of etcd's own grpcproxy
 // package that offers the KV service for reads only and the Watch service,
-// whose proxy coalesces identical watches into one upstream watch, and no
-// other etcd service.
+// and no other etcd service. Watches of one range share one upstream
+// watch; BatchingWatch sends each reader the events of a window (the
+// relay's --watch-batch) as one response, marshalled once for all readers,
+// and with a window of 0 grpcproxy's Watch proxy sends each revision alone.
 //
 // Three locks keep its readers read-only. Put, DeleteRange, Compact and a
 // Txn holding a write are refused with PermissionDenied before they go

@@ -31,6 +31,8 @@ import (
 type setup struct {
 	pki  *etcdtest.PKI
 	etcd *etcdtest.Server
+	// watchBatch is the relay's --watch-batch (0: grpcproxy's Watch).
+	watchBatch time.Duration
 }
 
 func newSetup(t testing.TB) setup {
@@ -86,7 +88,7 @@ func (s setup) startRelay(t testing.TB, upstreamUser string, allowed ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := relay.NewServer(t.Context(), upstream, tlsConfig, allowed, zap.NewNop())
+	srv := relay.NewServer(t.Context(), upstream, tlsConfig, allowed, s.watchBatch, zap.NewNop())
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	return "https://" + lis.Addr().String()

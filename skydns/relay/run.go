@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	watchCtx, stopWatches := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWatches()
-	srv := NewServer(watchCtx, upstream, tlsConfig, cfg.AllowedCNs, logging.Zap(logger.Handler()))
+	srv := NewServer(watchCtx, upstream, tlsConfig, cfg.AllowedCNs, cfg.WatchBatch, logging.Zap(logger.Handler()))
 	web := &http.Server{Handler: healthMux(upstream, cfg), ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()

@@ -27,11 +27,14 @@ func init() { prometheus.MustRegister(refusedTotal) }
 
 // NewServer is the relay's gRPC server in front of upstream: KV for reads
 // only (ReadOnlyKV over grpcproxy's KV proxy, with its range cache) and
-// grpcproxy's Watch proxy, which lives until ctx ends. With tlsConfig nil
+// Watch, which lives until ctx ends: BatchingWatch with watchBatch as its
+// window, or with watchBatch 0 grpcproxy's Watch proxy, which sends each
+// revision to each watcher on its own. With tlsConfig nil
 // it serves plain gRPC and lets every caller in (tests of the filter);
 // otherwise only client certificates with one of allowed as common name.
-func NewServer(ctx context.Context, upstream *clientv3.Client, tlsConfig *tls.Config, allowed []string, lg *zap.Logger) *grpc.Server {
+func NewServer(ctx context.Context, upstream *clientv3.Client, tlsConfig *tls.Config, allowed []string, watchBatch time.Duration, lg *zap.Logger) *grpc.Server {
 	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(newFrameCodec()),
 		grpc.MaxConcurrentStreams(math.MaxUint32),
 		// Readers ping every 10 s (etcdstore's keepalive); gRPC's default
 		// policy would hang up on them.
@@ -43,8 +46,12 @@ func NewServer(ctx context.Context, upstream *clientv3.Client, tlsConfig *tls.Co
 	}
 	srv := grpc.NewServer(opts...)
 	kv, _ := grpcproxy.NewKvProxy(upstream)
-	watch, _ := grpcproxy.NewWatchProxy(ctx, lg, upstream)
 	pb.RegisterKVServer(srv, NewReadOnlyKV(kv, func(method string) { refusedTotal.WithLabelValues(method).Inc() }))
-	pb.RegisterWatchServer(srv, watch)
+	if watchBatch > 0 {
+		pb.RegisterWatchServer(srv, NewBatchingWatch(ctx, upstream, watchBatch))
+	} else {
+		watch, _ := grpcproxy.NewWatchProxy(ctx, lg, upstream)
+		pb.RegisterWatchServer(srv, watch)
+	}
 	return srv
 }

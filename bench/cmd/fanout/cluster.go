@@ -21,10 +21,12 @@ import (
 // server is one etcd member or grpc-proxy process and the URL its
 // clients use.
 type server struct {
-	name string
-	url  string
-	argv []string
-	proc *kubeproc.Process
+	name    string
+	url     string
+	path    string // the binary; "" for the etcd binary
+	argv    []string
+	metrics string // its Prometheus metrics' URL
+	proc    *kubeproc.Process
 }
 
 // cluster is three etcd members on 127.0.0.1 and the grpc-proxies in
@@ -81,8 +83,12 @@ func startCluster(ctx context.Context, etcdBin, dir string, progressNotify time.
 }
 
 func (c *cluster) start(s *server) error {
+	path := s.path
+	if path == "" {
+		path = c.etcd
+	}
 	p, err := c.group.Start(kubeproc.Spec{
-		Name: s.name, Path: c.etcd, Args: s.argv, Log: filepath.Join(c.dir, s.name+".log"),
+		Name: s.name, Path: path, Args: s.argv, Log: filepath.Join(c.dir, s.name+".log"),
 	})
 	if err != nil {
 		return err
@@ -91,17 +97,31 @@ func (c *cluster) start(s *server) error {
 	return nil
 }
 
-// startProxies starts n grpc-proxies in front of the members.
-func (c *cluster) startProxies(ctx context.Context, n int) error {
+// startProxies starts n proxies of tier in front of the members.
+func (c *cluster) startProxies(ctx context.Context, n int, tier string, o options) error {
 	for i := range n {
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		p := &server{name: fmt.Sprintf("proxy%d", i), url: localURL(port)}
-		p.argv = []string{"grpc-proxy", "start", "--endpoints", strings.Join(c.memberURLs(), ","),
-			"--listen-addr", fmt.Sprintf("127.0.0.1:%d", port), "--advertise-client-url", fmt.Sprintf("127.0.0.1:%d", port),
-			"--data-dir", filepath.Join(c.dir, p.name)}
+		p := &server{name: fmt.Sprintf("proxy%d", i), url: localURL(port), metrics: localURL(port) + "/proxy/metrics"}
+		listen := fmt.Sprintf("127.0.0.1:%d", port)
+		switch tier {
+		case tierGRPCProxy:
+			p.argv = []string{"grpc-proxy", "start", "--endpoints", strings.Join(c.memberURLs(), ","),
+				"--listen-addr", listen, "--advertise-client-url", listen, "--data-dir", filepath.Join(c.dir, p.name)}
+		default:
+			web, err := freePort()
+			if err != nil {
+				return err
+			}
+			batch := time.Duration(0)
+			if tier == tierRelayBatched {
+				batch = o.watchBatch
+			}
+			p.path, p.metrics = o.self, localURL(web)+"/metrics"
+			p.argv = relayArgv(c.memberURLs(), listen, fmt.Sprintf("127.0.0.1:%d", web), batch)
+		}
 		if err := c.start(p); err != nil {
 			return err
 		}
@@ -247,7 +267,7 @@ type listCache struct{ hits, misses float64 }
 func (c *cluster) cacheCounts() (map[string]listCache, error) {
 	counts := map[string]listCache{}
 	for _, p := range c.proxies {
-		m, err := harness.ScrapeMetrics(p.url + "/proxy/metrics")
+		m, err := harness.ScrapeMetrics(p.metrics)
 		if err != nil {
 			return counts, fmt.Errorf("%s: %w", p.name, err)
 		}

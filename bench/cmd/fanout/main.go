@@ -39,9 +39,20 @@ type options struct {
 	listSlots      int
 	progressNotify time.Duration
 	readerLog      bool
+	tiers          []string
+	watchBatch     time.Duration
+	profileDir     string
+	self           string // this binary, run as relay processes
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == relayServeArg {
+		if err := serveRelay(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "fanout relay:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run1(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "fanout:", err)
 		os.Exit(1)
@@ -66,8 +77,9 @@ func run1(args []string) error {
 	var results []result
 	started := time.Now()
 	for _, w := range o.readers {
-		for _, p := range o.proxyCounts() {
-			r := &run{opts: o, setup: setup{readers: w, proxies: p, perClient: o.perClient}, log: log, readerLog: readerLog}
+		for _, st := range o.setups(w) {
+			p := st.proxies
+			r := &run{opts: o, setup: st, log: log, readerLog: readerLog}
 			if err := r.do(ctx); err != nil {
 				return fmt.Errorf("W=%d P=%d: %w", w, p, err)
 			}
@@ -75,7 +87,7 @@ func run1(args []string) error {
 			if err := writeReport(o, results, time.Since(started)); err != nil {
 				return err
 			}
-			log.Info("done", "readers", w, "proxies", p, "elapsed", time.Since(started).Round(time.Second))
+			log.Info("done", "readers", w, "proxies", p, "tier", st.tier, "elapsed", time.Since(started).Round(time.Second))
 		}
 	}
 	return nil
@@ -102,12 +114,24 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.listSlots, "list-slots", 64, "readers of this process that list at once (0: no bound)")
 	fs.DurationVar(&o.progressNotify, "progress-notify", time.Second, "etcd's --watch-progress-notify-interval")
 	fs.BoolVar(&o.readerLog, "reader-log", false, "log what the readers' ListWatchers log (debug level) on stderr")
+	tiers := fs.String("tiers", tierGRPCProxy, "comma-separated proxy tiers, each run in turn: grpc-proxy (etcd's), relay (skydns relay --watch-batch 0), relay-batched (skydns relay --watch-batch)")
+	fs.DurationVar(&o.watchBatch, "watch-batch", 250*time.Millisecond, "the relay-batched tier's --watch-batch")
+	fs.StringVar(&o.profileDir, "profile-dir", "", "write each relay process's CPU profile over the churn here")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	var err error
 	if o.readers, err = parseCounts(*readers); err != nil {
 		return o, fmt.Errorf("--readers: %w", err)
+	}
+	for _, t := range strings.Split(*tiers, ",") {
+		if err := checkTier(strings.TrimSpace(t)); err != nil {
+			return o, fmt.Errorf("--tiers: %w", err)
+		}
+		o.tiers = append(o.tiers, strings.TrimSpace(t))
+	}
+	if o.self, err = os.Executable(); err != nil {
+		return o, err
 	}
 	if err := o.validate(); err != nil {
 		return o, err
@@ -140,6 +164,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--rate %d: want 1 to 1000", o.rate)
 	case o.churn < time.Second || o.slow < time.Second:
 		return errors.New("--churn and --slow: want at least 1s")
+	case o.watchBatch <= 0 || o.watchBatch > time.Second:
+		return fmt.Errorf("--watch-batch %s: want more than 0, at most 1s", o.watchBatch)
 	}
 	if _, err := os.Stat(o.etcd); err != nil {
 		return fmt.Errorf("--etcd: %w (make tools builds bin/etcd)", err)
@@ -158,6 +184,22 @@ func parseCounts(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// setups are the runs of W readers: each tier with the proxies, then
+// without proxies (unless --direct=false).
+func (o options) setups(w int) []setup {
+	var out []setup
+	for _, p := range o.proxyCounts() {
+		if p == 0 {
+			out = append(out, setup{readers: w, perClient: o.perClient})
+			continue
+		}
+		for _, t := range o.tiers {
+			out = append(out, setup{readers: w, proxies: p, perClient: o.perClient, tier: t})
+		}
+	}
+	return out
 }
 
 // proxyCounts are the proxy counts run for each W, in order: --proxies

@@ -30,6 +30,9 @@ func TestOptionsSayWhichFlagIsWrong(t *testing.T) {
 		{"--etcd /nonexistent/etcd", "--etcd"},
 		{"--proxies 0 --direct=false", "--direct"},
 		{"--list-slots -1", "--list-slots"},
+		{"--tiers relay,nginx", "--tiers"},
+		{"--watch-batch 0s", "--watch-batch"},
+		{"--watch-batch 2s", "--watch-batch"},
 	} {
 		_, err := parseOptions(strings.Fields(c.args))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -50,6 +53,17 @@ func TestDirectFalseRunsOnlyTheProxiedSetup(t *testing.T) {
 		if got := c.o.proxyCounts(); !slices.Equal(got, c.want) {
 			t.Errorf("direct %v, proxies %d: runs %v, want %v", c.o.direct, c.o.proxies, got, c.want)
 		}
+	}
+}
+
+func TestEachTierRunsWithTheProxiesAndTheDirectRunOnce(t *testing.T) {
+	o := options{direct: true, proxies: 2, perClient: 1, tiers: []string{tierRelay, tierRelayBatched}}
+	var got []string
+	for _, s := range o.setups(1000) {
+		got = append(got, s.proxiesLabel())
+	}
+	if want := []string{"2 relay", "2 relay-batched", "0"}; !slices.Equal(got, want) {
+		t.Errorf("runs %v, want %v", got, want)
 	}
 }
 

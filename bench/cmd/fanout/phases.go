@@ -16,6 +16,7 @@ import (
 // proxies.
 type setup struct {
 	readers, proxies, perClient int
+	tier                        string // what the proxies are (checkTier); "" without proxies
 }
 
 // run is one configuration's cluster, data, readers and figures.
@@ -39,6 +40,7 @@ type result struct {
 	clients   int
 	sync      time.Duration
 	syncCache listCache     // the proxies' caches over the initial sync
+	syncUsage []serverUsage // the servers over the initial sync
 	idle      []serverUsage // before any reader
 	churn     phase
 	slow      phase
@@ -55,6 +57,8 @@ type phase struct {
 	lat          []time.Duration
 	missed       int
 	usage        []serverUsage
+	responses    float64 // watch responses the batched relays sent
+	seconds      float64 // the phase's length, the fan-out's wait included
 }
 
 // recovery is how the readers came back from one disruption.
@@ -91,7 +95,7 @@ func (t tally) minus(u tally) counts {
 }
 
 func (r *run) do(ctx context.Context) error {
-	dir := filepath.Join(r.opts.dir, fmt.Sprintf("w%d-p%d", r.setup.readers, r.setup.proxies))
+	dir := filepath.Join(r.opts.dir, fmt.Sprintf("w%d-p%d%s", r.setup.readers, r.setup.proxies, r.setup.tier))
 	c, err := startCluster(ctx, r.opts.etcd, dir, r.opts.progressNotify)
 	if err != nil {
 		return err
@@ -102,7 +106,7 @@ func (r *run) do(ctx context.Context) error {
 	if r.result.keys, err = r.data.load(ctx, c.client); err != nil {
 		return err
 	}
-	if err := c.startProxies(ctx, r.setup.proxies); err != nil {
+	if err := c.startProxies(ctx, r.setup.proxies, r.setup.tier, r.opts); err != nil {
 		return fmt.Errorf("starting the proxies: %w", err)
 	}
 	r.result.setup = r.setup
@@ -137,6 +141,7 @@ func (r *run) startReaders(ctx context.Context) error {
 		return []string{r.c.members[client%len(r.c.members)].url}
 	}
 	before := r.counters()
+	u := measure(r.c.servers())
 	start := time.Now()
 	f, err := startFleet(r.setup.readers, r.opts, endpointsOf, r.track, r.readerLog)
 	if err != nil {
@@ -151,13 +156,22 @@ func (r *run) startReaders(ctx context.Context) error {
 		return fmt.Errorf("initial sync: %w", err)
 	}
 	r.result.sync = time.Since(start)
+	r.result.syncUsage = u.finish()
 	r.result.syncCache = r.counters().minus(before).cache
 	return nil
 }
 
 func (r *run) churnPhase(ctx context.Context) error {
+	wait := func() error { return nil }
+	if r.opts.profileDir != "" {
+		run := fmt.Sprintf("w%d-p%d-%s", r.setup.readers, r.setup.proxies, r.setup.tier)
+		wait = r.c.profile(r.opts.profileDir, run, r.opts.churn)
+	}
 	var err error
 	r.result.churn, err = r.churnFor(ctx, r.opts.churn, true)
+	if perr := wait(); perr != nil {
+		r.log.Warn("the relays' CPU profiles", "err", perr)
+	}
 	return err
 }
 
@@ -295,6 +309,7 @@ func (r *run) churnFor(ctx context.Context, d time.Duration, timed bool) (phase,
 	}
 	r.track.window(rev+1, int(d.Seconds()*float64(r.opts.rate))+100)
 	u := measure(r.c.servers())
+	responses := r.c.watchResponses()
 	var p phase
 	tick := time.NewTicker(time.Second / time.Duration(r.opts.rate))
 	defer tick.Stop()
@@ -326,6 +341,7 @@ func (r *run) churnFor(ctx context.Context, d time.Duration, timed bool) (phase,
 		return nil
 	})
 	p.usage = u.finish()
+	p.responses, p.seconds = r.c.watchResponses()-responses, time.Since(start).Seconds()
 	p.lat, p.missed = r.track.fanOut(want)
 	return p, nil
 }

@@ -17,6 +17,8 @@ func writeReport(o options, results []result, took time.Duration) error {
 		header(&b, o, results, took)
 		fanOutTable(&b, results)
 		usageTable(&b, results)
+		feedingTable(&b, o, results)
+		joinTable(&b, o, results)
 		marginalTable(&b, results)
 		recoveryTable(&b, results)
 		slowTable(&b, o, results)
@@ -32,8 +34,8 @@ func header(b *strings.Builder, o options, results []result, took time.Duration)
 	}
 	host, _ := os.Hostname()
 	fmt.Fprintf(b, "# etcd watch fan-out to W skydns readers\n\n")
-	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --direct=%v --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s --list-slots %d` (`make bench-fan-out` with its FANOUT_ variables), on %s (2 cores, shared), %s in all.\n\n",
-		joinInts(o.readers), o.proxies, o.direct, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, o.listSlots, host, took.Round(time.Second))
+	fmt.Fprintf(b, "`go run ./bench/cmd/fanout --readers %s --proxies %d --direct=%v --readers-per-client %d --start-rate %d --services %d --endpoints %d --rate %d --churn %s --slow %s --catch-up %s --relist-jitter %s --list-slots %d --tiers %s --watch-batch %s` (`make bench-fan-out` with its FANOUT_ variables), on %s (2 cores, shared), %s in all.\n\n",
+		joinInts(o.readers), o.proxies, o.direct, o.perClient, o.startRate, o.services, o.endpoints, o.rate, o.churn, o.slow, o.catchUp, o.jitter, o.listSlots, strings.Join(o.tiers, ","), o.watchBatch, host, took.Round(time.Second))
 	fmt.Fprintf(b, "A 3-member etcd cluster (real `etcd` processes on 127.0.0.1, `--watch-progress-notify-interval %s`), "+
 		"%d keys: %d Services built by kube2sky's record builder (one in %d headless with %d endpoints, the rest ClusterIP; one named port each). "+
 		"Churn: one Txn per change in kube2sky's shape (fenced on the leader key, each key's mod revision compared; "+
@@ -50,7 +52,7 @@ func fanOutTable(b *strings.Builder, results []result) {
 		"readers", "proxies", "clients", "initial sync (readers started at --start-rate)", "list pages from the proxies' caches", "Txns/s", "fan-out p50", "p99", "max", "revisions some reader missed")
 	for _, r := range results {
 		p := r.churn
-		fmt.Fprintf(b, "| %d | %d | %d | %s | %s | %.0f | %s | %s | %s | %d |\n", r.setup.readers, r.setup.proxies, r.clients,
+		fmt.Fprintf(b, "| %d | %s | %d | %s | %s | %.0f | %s | %s | %s | %d |\n", r.setup.readers, r.setup.proxiesLabel(), r.clients,
 			secs(r.sync), r.syncCache, p.rate, ms(percentile(p.lat, 50)), ms(percentile(p.lat, 99)), ms(percentile(p.lat, 100)), p.missed)
 	}
 	b.WriteString("\n")
@@ -63,7 +65,7 @@ func usageTable(b *strings.Builder, results []result) {
 	for _, r := range results {
 		idle := idleRSS(r)
 		for _, u := range r.churn.usage {
-			fmt.Fprintf(b, "| %d | %d | %s | %.2f | %s → %s |\n", r.setup.readers, r.setup.proxies, u.name, u.cores, mb(idle[u.name]), mb(u.rss))
+			fmt.Fprintf(b, "| %d | %s | %s | %.2f | %s → %s |\n", r.setup.readers, r.setup.proxiesLabel(), u.name, u.cores, mb(idle[u.name]), mb(u.rss))
 		}
 	}
 	b.WriteString("\n")
@@ -78,13 +80,13 @@ func marginalTable(b *strings.Builder, results []result) {
 		"proxies", "readers", "members CPU (cores)", "members RSS (MB)", "proxies CPU (cores)", "proxies RSS (MB)")
 	for i, hi := range results {
 		for _, lo := range results[:i] {
-			if lo.setup.proxies != hi.setup.proxies || lo.setup.readers >= hi.setup.readers {
+			if lo.setup.proxies != hi.setup.proxies || lo.setup.tier != hi.setup.tier || lo.setup.readers >= hi.setup.readers {
 				continue
 			}
 			per := float64(hi.setup.readers-lo.setup.readers) / 1000
 			mc, mr := classDelta(lo, hi, "m")
 			pc, pr := classDelta(lo, hi, "proxy")
-			fmt.Fprintf(b, "| %d | %d → %d | %.3f | %.0f | %.3f | %.0f |\n", hi.setup.proxies, lo.setup.readers, hi.setup.readers,
+			fmt.Fprintf(b, "| %s | %d → %d | %.3f | %.0f | %.3f | %.0f |\n", hi.setup.proxiesLabel(), lo.setup.readers, hi.setup.readers,
 				mc/per, mr/1e6/per, pc/per, pr/1e6/per)
 		}
 	}
@@ -129,7 +131,7 @@ func recoveryTable(b *strings.Builder, results []result) {
 					peak, rss = max(peak, u.peak), max(rss, u.peakRSS)
 				}
 			}
-			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s | %d | %s | %d (%d) | %d |\n", r.setup.readers, r.setup.proxies, rec.event,
+			fmt.Fprintf(b, "| %d | %s | %s | %s | %.2f | %s | %d | %s | %d (%d) | %d |\n", r.setup.readers, r.setup.proxiesLabel(), rec.event,
 				secs(rec.took), peak, mb(rss), rec.counted.lists, rec.counted.cache, rec.counted.errors, rec.counted.timeouts, rec.of-rec.current)
 		}
 	}
@@ -145,7 +147,7 @@ func slowTable(b *strings.Builder, o options, results []result) {
 		if !r.slowOK {
 			back = "not within " + back
 		}
-		fmt.Fprintf(b, "| %d | %d | %d s | %s → %s | %s | %s |\n", r.setup.readers, r.setup.proxies, int(o.slow.Seconds()),
+		fmt.Fprintf(b, "| %d | %s | %d s | %s → %s | %s | %s |\n", r.setup.readers, r.setup.proxiesLabel(), int(o.slow.Seconds()),
 			ms(percentile(r.churn.lat, 99)), ms(percentile(r.slow.lat, 99)), ms(percentile(r.slow.lat, 100)), back)
 	}
 	b.WriteString("\n")
@@ -167,6 +169,14 @@ func (c listCache) String() string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f of %.0f", c.hits, c.hits+c.misses)
+}
+
+// proxiesLabel is the proxies' count and tier, as the tables print it.
+func (s setup) proxiesLabel() string {
+	if s.proxies == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d %s", s.proxies, s.tier)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
