@@ -217,11 +217,11 @@ func (d *differential) check(t *testing.T, q fuzzQuery) {
 // appended after what the connection's batch already holds.
 func (d *differential) reply(t *testing.T, proto string, q fuzzQuery) ([]byte, bool) {
 	if proto == "udp" {
-		fast, _, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed)
+		fast, _, ok := d.cache.Reply(make([]byte, 0, dnsserver.DefaultMaxUDPSize), q.packed, nil)
 		return fast, ok
 	}
 	batch := []byte("earlier answers")
-	fast, _, ok := d.cache.AppendStreamReply(batch, q.packed)
+	fast, _, ok := d.cache.AppendStreamReply(batch, q.packed, nil)
 	if !bytes.HasPrefix(fast, batch) || !ok && len(fast) != len(batch) {
 		t.Fatalf("a TCP answer changed the batch before it: %q", fast)
 	}
