@@ -52,10 +52,7 @@ func (c *Cache) mayRecurse(pkt []byte, client net.Addr) bool {
 // does, and counts the reply.
 func (f *forwarded) serve(resp []byte, now int64) {
 	age := uint32(max(now-f.stored, 0) / int64(time.Second))
-	for _, at := range f.ttls {
-		if int(at)+4 > len(resp) { // the OPT record's, left out without EDNS
-			break
-		}
+	for _, at := range f.ttls { // all before the OPT record, which a reply without EDNS leaves out
 		ttl := binary.BigEndian.Uint32(resp[at:])
 		binary.BigEndian.PutUint32(resp[at:], ttl-min(ttl, age))
 	}
