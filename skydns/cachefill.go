@@ -17,8 +17,9 @@ import (
 
 // cacheFiller is the fast path's Source: for a plain query, the response
 // the ordinary path writes to it (the resolver's answer, EDNS, truncation),
-// packed, and what it was made from. Names outside the zones (the
-// forwarder's), the time before the first list (SERVFAIL), answers whose
+// packed, and what it was made from; for names outside the zones, the
+// forwarder's cached reply (fillForwarded). Names the forwarder has not
+// cached, the time before the first list (SERVFAIL), answers whose
 // CNAME chain leaves the zones (whether the external target is resolved
 // depends on the client and its RD bit), NXDOMAIN in a reverse zone with
 // reverse fallthrough (the forwarder may answer it, depending on the

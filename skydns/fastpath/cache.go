@@ -159,12 +159,12 @@ func NewStore(src Source, maxEntries int) *Store {
 // entry is one cached answer. A kept answer's wire and its key in the
 // store share one string.
 type entry struct {
-	wire     string   // the answer with its OPT record; "": the ordinary path answers
-	series   Series   // what it is counted under
-	serialAt int32    // offset of the SOA serial to set to the version; 0: none
-	rot      rotation // how its records turn between replies
-	expires  int64    // Unix time from which it is filled again; 0: never
-	fwd      *forwarded
+	wire     string     // the answer with its OPT record; "": the ordinary path answers
+	series   Series     // what it is counted under
+	serialAt int32      // offset of the SOA serial to set to the version; 0: none
+	rot      rotation   // how its records turn between replies
+	expires  int64      // Unix time from which it is filled again; 0: never
+	fwd      *forwarded // set for a Recursive answer: who may have it, how its TTLs age
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
