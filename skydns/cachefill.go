@@ -1,6 +1,7 @@
 package skydns
 
 import (
+	"net/netip"
 	"strings"
 	"time"
 
@@ -16,8 +17,9 @@ import (
 
 // cacheFiller is the fast path's Source: for a plain query, the response
 // the ordinary path writes to it (the resolver's answer, EDNS, truncation),
-// packed, and what it was made from. Names outside the zones (the
-// forwarder's), the time before the first list (SERVFAIL), answers whose
+// packed, and what it was made from; for names outside the zones, the
+// forwarder's cached reply (fillForwarded). Names the forwarder has not
+// cached, the time before the first list (SERVFAIL), answers whose
 // CNAME chain leaves the zones (whether the external target is resolved
 // depends on the client and its RD bit), NXDOMAIN in a reverse zone with
 // reverse fallthrough (the forwarder may answer it, depending on the
@@ -33,6 +35,24 @@ type cacheFiller struct {
 	names      *zoneNames
 	// reverseFallthrough is router.reverseFallthrough.
 	reverseFallthrough bool
+	// lender, if set, lends the forwarder's cached replies to names
+	// outside the zones (fillForwarded); without it they are markers.
+	lender CacheLender
+}
+
+var _ fastpath.RecursiveSource = (*cacheFiller)(nil)
+
+// RecursionAllowed is the forwarder's check: who may have its answers.
+func (f *cacheFiller) RecursionAllowed(client netip.Addr) bool {
+	return f.lender != nil && f.lender.RecursionAllowed(client)
+}
+
+// Generation is the forwarder's (forward.Forwarder.Generation), 0 without one.
+func (f *cacheFiller) Generation() uint64 {
+	if f.lender == nil {
+		return 0
+	}
+	return f.lender.Generation()
 }
 
 var _ fastpath.Source = (*cacheFiller)(nil)
@@ -67,6 +87,9 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	snap := f.mirror.Snapshot()
 	a := fastpath.Answer{Version: uint64(snap.Revision())}
 	zone, inZone := f.resolver.Match(name)
+	if !inZone && f.lender != nil {
+		return f.fillForwarded(name, qtype, do, a)
+	}
 	if !inZone { // the zones never change: neither will this
 		return a, false
 	}
@@ -95,6 +118,24 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	dnsserver.Fit(resp, req, "udp", f.maxUDPSize)
 	wire, err := pack(resp, a.Rotate)
 	a.Wire = wire // the cache keeps a copy of its own
+	return a, err == nil
+}
+
+// fillForwarded is the ordinary path's answer to a plain query for name,
+// outside the zones, with RD set, from a client that may recurse, while
+// the forwarder's cache holds it: Recursive, served until the forwarder's
+// Cached.Until, its TTLs aged from Cached.Stored.
+func (f *cacheFiller) fillForwarded(name string, qtype uint16, do bool, a fastpath.Answer) (fastpath.Answer, bool) {
+	a.Recursive = true
+	req := plainQuery(name, qtype, f.maxUDPSize, do)
+	req.RecursionDesired = true
+	cached, ok := f.lender.CachedReply(req)
+	if !ok {
+		return a, false
+	}
+	dnsserver.Fit(cached.Reply, req, "udp", f.maxUDPSize)
+	wire, err := cached.Reply.Pack()
+	a.Wire, a.Stored, a.Expires, a.Generation, a.Hit = wire, cached.Stored, cached.Until, cached.Generation, cached.Hit
 	return a, err == nil
 }
 

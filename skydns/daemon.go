@@ -320,8 +320,9 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 	}
 	d.cfg.TCP.apply(&cfg)
 	if changes != nil {
+		lender, _ := forwarder.(CacheLender)
 		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath,
-			reverseFallthrough: d.cfg.ReverseFallthrough, signer: signer, names: names}
+			reverseFallthrough: d.cfg.ReverseFallthrough, signer: signer, names: names, lender: lender}
 		cfg.FastPathChanges = changes
 		cfg.FastLog = d.fastLog()
 	}

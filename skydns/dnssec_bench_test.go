@@ -58,7 +58,7 @@ func benchWarmCache(b *testing.B, filler *cacheFiller, queries [][]byte) {
 		MaxEntries: len(queries), Stats: fastpath.NewStats().NewShard(true)})
 	c.Refresh()
 	for _, q := range queries {
-		c.Reply(out, q)
+		c.Reply(out, q, nil)
 	}
 	b.ReportAllocs()
 	i := 0
@@ -83,7 +83,7 @@ func warmReply(c *fastpath.Cache, out []byte, queries [][]byte, i int) bool {
 	if i%64 == 0 {
 		c.Refresh()
 	}
-	_, _, ok := c.Reply(out, queries[i%len(queries)])
+	_, _, ok := c.Reply(out, queries[i%len(queries)], nil)
 	return ok
 }
 

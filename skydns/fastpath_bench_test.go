@@ -59,12 +59,12 @@ func BenchmarkFastPath(b *testing.B) {
 			c := fastpath.NewCache(fastpath.CacheConfig{Source: filler, MaxUDPSize: dnsserver.DefaultMaxUDPSize,
 				MaxEntries: bc.entries, Stats: fastpath.NewStats().NewShard(true)})
 			for _, q := range queries {
-				c.Reply(out, q)
+				c.Reply(out, q, nil)
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, _, ok := c.Reply(out, queries[i%len(queries)]); !ok {
+				if _, _, ok := c.Reply(out, queries[i%len(queries)], nil); !ok {
 					b.Fatal("not answered")
 				}
 				i++

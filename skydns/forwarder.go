@@ -7,6 +7,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/skydns/dnsserver"
+	"github.com/kubesky/kubesky/skydns/forward"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -34,6 +35,15 @@ func (refuse) Forward(_ context.Context, q dnsserver.Query) *dns.Msg {
 type ExternalResolver interface {
 	RecursionAllowed(client netip.Addr) bool
 	ResolveExternal(ctx context.Context, target string, qtype uint16) ([]dns.RR, int)
+}
+
+// CacheLender is what a Forwarder may also do: lend its cache's replies
+// to the fast path (forward.Forwarder.CachedReply), which serves them to
+// the clients RecursionAllowed allows while Generation stays the same.
+type CacheLender interface {
+	RecursionAllowed(client netip.Addr) bool
+	CachedReply(req *dns.Msg) (forward.Cached, bool)
+	Generation() uint64
 }
 
 // StubSetter is what a Forwarder may also do: take its stub domains from

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +38,18 @@ type DNSSECSource interface {
 	FillDNSSEC(name string, qtype uint16) (a Answer, ok bool)
 }
 
+// RecursiveSource is a Source that also fills Recursive answers: the
+// forwarder's cached replies for names outside the zones.
+type RecursiveSource interface {
+	Source
+	// RecursionAllowed reports whether client may have Recursive answers.
+	RecursionAllowed(client netip.Addr) bool
+	// Generation changes whenever Recursive answers filled before may no
+	// longer hold (the forwarder's upstreams, cache or stub domains
+	// changed). It is called once per batch of queries and must be cheap.
+	Generation() uint64
+}
+
 // Answer is one packed answer and what it depends on.
 type Answer struct {
 	// Wire is the packed response (see Source.Fill).
@@ -62,6 +76,16 @@ type Answer struct {
 	// Expires, if not zero, is when the answer stops being served (its
 	// signatures are due to be made again) and is filled again.
 	Expires time.Time
+	// Recursive answers are the forwarder's (see recursive.go), filled
+	// by a RecursiveSource: served only to a query with RD set and CD and
+	// AD clear from a client it allows, until Expires (which they must
+	// have) and while Generation is the source's; every TTL is lowered
+	// by the whole seconds since Stored, and Hit is called for each
+	// reply. Not ok, they leave no marker: the next query asks again.
+	Recursive  bool
+	Stored     time.Time
+	Generation uint64
+	Hit        func()
 }
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
@@ -102,6 +126,10 @@ type Cache struct {
 	key    []byte // scratch for the key of the query at hand
 	turn   uint32 // replies with a rotation so far
 	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
+	nanos  int64  // the same time in nanoseconds: Recursive answers' TTLs are aged by it
+
+	recursive  RecursiveSource // cfg.Source, if it is one
+	generation uint64          // its Generation, read by Refresh
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -131,11 +159,12 @@ func NewStore(src Source, maxEntries int) *Store {
 // entry is one cached answer. A kept answer's wire and its key in the
 // store share one string.
 type entry struct {
-	wire     string   // the answer with its OPT record; "": the ordinary path answers
-	series   Series   // what it is counted under
-	serialAt int32    // offset of the SOA serial to set to the version; 0: none
-	rot      rotation // how its records turn between replies
-	expires  int64    // Unix time from which it is filled again; 0: never
+	wire     string     // the answer with its OPT record; "": the ordinary path answers
+	series   Series     // what it is counted under
+	serialAt int32      // offset of the SOA serial to set to the version; 0: none
+	rot      rotation   // how its records turn between replies
+	expires  int64      // Unix time from which it is filled again; 0: never
+	fwd      *forwarded // set for a Recursive answer: who may have it, how its TTLs age
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -145,7 +174,8 @@ func NewCache(cfg CacheConfig) *Cache {
 		store = NewStore(cfg.Source, cfg.MaxEntries)
 	}
 	dnssec, _ := cfg.Source.(DNSSECSource)
-	return &Cache{cfg: cfg, dnssec: dnssec, store: store, key: make([]byte, 0, maxNameLen+3)}
+	recursive, _ := cfg.Source.(RecursiveSource)
+	return &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+3)}
 }
 
 // Len is the number of answers cached, including markers for names the
@@ -156,11 +186,12 @@ func (c *Cache) Len() int {
 	return len(c.store.entries)
 }
 
-// Reply appends the response to the query pkt to out[:0] and returns it,
-// with the Series it is counted under. ok is false when the ordinary path
-// must answer pkt.
-func (c *Cache) Reply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
-	return c.appendReply(out[:0], pkt, false)
+// Reply appends the response to the query pkt from client to out[:0]
+// and returns it, with the Series it is counted under. ok is false when
+// the ordinary path must answer pkt. client (nil: unknown) only matters
+// to Recursive answers.
+func (c *Cache) Reply(out, pkt []byte, client net.Addr) (_ []byte, _ Series, ok bool) {
+	return c.appendReply(out[:0], pkt, client, false)
 }
 
 // AppendStreamReply appends the response to the query pkt, read from a
@@ -168,22 +199,22 @@ func (c *Cache) Reply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
 // under. Unlike Reply, it answers whatever the requester's EDNS0 size: a
 // stream's answer is never truncated. ok is false (and out unchanged)
 // when the ordinary path must answer pkt.
-func (c *Cache) AppendStreamReply(out, pkt []byte) (_ []byte, _ Series, ok bool) {
-	return c.appendReply(out, pkt, true)
+func (c *Cache) AppendStreamReply(out, pkt []byte, client net.Addr) (_ []byte, _ Series, ok bool) {
+	return c.appendReply(out, pkt, client, true)
 }
 
-func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, ok bool) {
+func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []byte, _ Series, ok bool) {
 	q, key, ok := parseQuery(pkt, c.key[:0])
 	c.key = key
 	if !ok || (q.do && c.dnssec == nil) {
 		return out, Series{}, false
 	}
-	e, version, found := c.store.get(key, c.now)
+	e, version, found := c.store.get(key, c.now, c.generation)
 	if !found {
 		e = c.fill(key, q)
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
-	if !fits {
+	if !fits || (e.fwd != nil && !c.mayRecurse(pkt, client)) {
 		return out, Series{}, false
 	}
 	start := len(out)
@@ -195,6 +226,9 @@ func (c *Cache) appendReply(out, pkt []byte, stream bool) (_ []byte, _ Series, o
 	patch(resp, pkt, q)
 	if e.serialAt > 0 {
 		binary.BigEndian.PutUint32(resp[e.serialAt:], uint32(version))
+	}
+	if e.fwd != nil {
+		e.fwd.serve(resp, c.nanos)
 	}
 	return out, e.series, true
 }
@@ -209,12 +243,13 @@ func (c *Cache) nextTurn() uint32 {
 }
 
 // get returns the entry of key and the version the store is at. An
-// entry past its expiry at now (Unix time) is deleted and not found.
-func (s *Store) get(key []byte, now int64) (entry, uint64, bool) {
+// entry past its expiry at now (Unix time), or a Recursive one of another
+// generation, is deleted and not found.
+func (s *Store) get(key []byte, now int64, generation uint64) (entry, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, found := s.entries[string(key)]
-	if found && e.expires != 0 && now >= e.expires {
+	if found && (e.expires != 0 && now >= e.expires || e.fwd != nil && e.fwd.generation != generation) {
 		delete(s.entries, string(key)) // its deps and volatile references only cost a fill
 		return entry{}, s.version, false
 	}
@@ -254,6 +289,9 @@ func (c *Cache) fill(key []byte, q query) entry {
 	name := key[:q.nameEnd-headerLen]
 	c.cfg.Stats.fill()
 	a, ok := c.ask(presentationName(name), q)
+	if a.Recursive {
+		return c.fillRecursive(key, q, a, ok && c.usable(a.Wire, name, q.do))
+	}
 	var wire []byte
 	var e entry
 	if ok && c.usable(a.Wire, name, q.do) {

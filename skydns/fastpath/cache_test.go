@@ -18,7 +18,7 @@ func reply(c *Cache, m *dns.Msg) ([]byte, bool) {
 	if err != nil {
 		panic(err)
 	}
-	resp, _, ok := c.Reply(make([]byte, 0, fakeMaxUDPSize), pkt)
+	resp, _, ok := c.Reply(make([]byte, 0, fakeMaxUDPSize), pkt, nil)
 	return resp, ok
 }
 

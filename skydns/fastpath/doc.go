@@ -18,10 +18,21 @@
 // FillDNSSEC (without one it is not plain). Everything else — other EDNS
 // flags, EDNS options, several questions, other classes and
 // opcodes, zone transfers (their answers depend on the client and the
-// transport), malformed packets, names outside the zones, answers that
-// depend on the client (a CNAME whose external target the forwarder
-// resolves) or that do not fit the requester's size (TC) — goes to the
-// ordinary path.
+// transport), malformed packets, names outside the zones the forwarder
+// has not cached, answers that depend on the client (a CNAME whose
+// external target the forwarder resolves) or that do not fit the
+// requester's size (TC) — goes to the ordinary path.
+//
+// A RecursiveSource also lends the forwarder's cached replies (Recursive
+// answers, recursive.go): the one exception to "whoever asks". Such an
+// entry is served only to a query with RD set and CD and AD clear from a
+// client the source allows (checked per query, so a new ACL applies at
+// once), with every TTL lowered by the whole seconds since the forwarder
+// stored it, until the source's end for it (the start of the prefetch
+// window, or its expiry) and while the source's Generation stays (new
+// upstreams, cache or stub domains); other queries for it take the
+// ordinary path, which refuses or forwards them as before. Each reply
+// counts as a hit of the forwarder's cache.
 //
 // The bytes served for a query are the ordinary path's bytes for the same
 // query with its name in lower case, with the ID and the question's case

@@ -131,7 +131,7 @@ func (r *reader) answer(queries []ipv4.Message) int {
 		q := &queries[i]
 		pkt := q.Buffers[0][:q.N]
 		if q.Flags&unix.MSG_TRUNC == 0 {
-			if resp, series, ok := r.reply(k, pkt); ok {
+			if resp, series, ok := r.reply(k, pkt, q.Addr); ok {
 				if r.rrl != nil {
 					if resp = limit(r.rrl, resp, q.Addr); resp == nil {
 						continue
@@ -172,7 +172,7 @@ func limit(l *rrl.Limiter, resp []byte, addr net.Addr) []byte {
 // Series it is counted under. A panic while answering is reported and
 // answered SERVFAIL (counted outside the zones, type "other"): one query
 // cannot stop the socket's reader.
-func (r *reader) reply(k int, pkt []byte) (resp []byte, series Series, ok bool) {
+func (r *reader) reply(k int, pkt []byte, addr net.Addr) (resp []byte, series Series, ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.panicked(pkt, v)
@@ -180,7 +180,7 @@ func (r *reader) reply(k int, pkt []byte) (resp []byte, series Series, ok bool) 
 			resp, ok = servfail(r.bufs[k], pkt)
 		}
 	}()
-	return r.cache.Reply(r.bufs[k], pkt)
+	return r.cache.Reply(r.bufs[k], pkt, addr)
 }
 
 // udpTransport is the transport of a UDP query from addr (the batch

@@ -13,7 +13,11 @@ import (
 // shared store the first Cache to see a new version does the work. It also
 // reads the clock that answers' expiries are checked against.
 func (c *Cache) Refresh() {
-	c.now = time.Now().Unix()
+	now := time.Now()
+	c.now, c.nanos = now.Unix(), now.UnixNano()
+	if c.recursive != nil {
+		c.generation = c.recursive.Generation()
+	}
 	v := c.cfg.Source.Version()
 	if v == c.store.seen.Load() {
 		return

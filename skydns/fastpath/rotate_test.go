@@ -113,7 +113,7 @@ func TestCachedAnswersTurnWithoutAllocating(t *testing.T) {
 	var firsts []string
 	for range 4 {
 		var ok bool
-		if out, _, ok = c.Reply(out, pkt); !ok {
+		if out, _, ok = c.Reply(out, pkt, nil); !ok {
 			t.Fatal("not answered")
 		}
 		m := unpack(t, out)
@@ -132,7 +132,7 @@ func TestCachedAnswersTurnWithoutAllocating(t *testing.T) {
 	if got := strings.Join(firsts, " "); got != "10.0.0.2 10.0.0.3 10.0.0.1 10.0.0.2" {
 		t.Errorf("first addresses of four replies %s, want each in turn", got)
 	}
-	if allocs := testing.AllocsPerRun(100, func() { out, _, _ = c.Reply(out, pkt) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { out, _, _ = c.Reply(out, pkt, nil) }); allocs != 0 {
 		t.Errorf("a rotated reply allocates %.1f times, want 0", allocs)
 	}
 }
@@ -168,7 +168,7 @@ func BenchmarkReplyTurning(b *testing.B) {
 			pkt, _ := aQuery("web.x.", 1232).Pack()
 			out := make([]byte, 0, fakeMaxUDPSize)
 			for b.Loop() {
-				out, _, _ = c.Reply(out, pkt)
+				out, _, _ = c.Reply(out, pkt, nil)
 			}
 		})
 	}

@@ -75,7 +75,7 @@ func (st *Stream) reply(out, pkt []byte) (resp []byte, series Series, ok bool) {
 			resp = append(out, sf...)
 		}
 	}()
-	return st.cache.AppendStreamReply(out, pkt)
+	return st.cache.AppendStreamReply(out, pkt, st.client)
 }
 
 // Sent records that the answers Answer appended to batch since the last

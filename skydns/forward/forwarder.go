@@ -38,6 +38,8 @@ type Forwarder struct {
 	peers    peers        // cookies and 0x20 support of each upstream
 	loops    *loops       // the forwarding loop probes and verdicts (loop.go)
 
+	generation atomic.Uint64 // see Generation (cached.go)
+
 	loopStart sync.Once     // starts the loop checks (CheckLoops)
 	loopKick  chan struct{} // asks the loop checks to look at once
 
@@ -205,6 +207,14 @@ func (f *Forwarder) admit(req *dns.Msg, client netip.Addr) (int, string) {
 		return dns.RcodeNotImplemented, ""
 	case !f.settings.Load().acl.allows(client):
 		return dns.RcodeRefused, "acl"
+	}
+	return admitQuestion(req)
+}
+
+// admitQuestion is admit's part that does not depend on the client, for
+// a query with one question and opcode QUERY.
+func admitQuestion(req *dns.Msg) (int, string) {
+	switch {
 	case !req.RecursionDesired:
 		return dns.RcodeRefused, "no_recursion_desired"
 	case req.Question[0].Qclass != dns.ClassINET:

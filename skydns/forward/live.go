@@ -160,6 +160,7 @@ func (f *Forwarder) store(s *settings, cfg Config) {
 		return
 	}
 	f.settings.Store(s)
+	f.bumpGeneration()
 	f.logger.Info("forwarding settings changed", "upstreams", s.upstream.addrs, "allow-recursion", cfg.AllowRecursion,
 		"cache-size", cfg.CacheSize, "cache-max-negative-ttl", cfg.CacheMaxNegativeTTL)
 }

@@ -113,6 +113,7 @@ func (f *Forwarder) applyStubs() {
 		return
 	}
 	f.stubs.Store(&table)
+	f.bumpGeneration()
 	f.logger.Info("stub domains changed", "stubs", table.String())
 }
 
