@@ -123,7 +123,9 @@ func TestTheOldestExportDecidesTheTypeAndPortsUnion(t *testing.T) {
 }
 
 func TestAPortNameTakenByAnOlderExportIsLeftOut(t *testing.T) {
-	id := func(c string) cs.ExportID { return cs.ExportID{Cluster: c, ServiceName: cs.ServiceName{Namespace: "n", Name: "s"}} }
+	id := func(c string) cs.ExportID {
+		return cs.ExportID{Cluster: c, ServiceName: cs.ServiceName{Namespace: "n", Name: "s"}}
+	}
 	v := Merge(map[cs.ExportID]cs.Export{
 		id("b"): {Created: t0, Type: cs.ClusterSetIP, Ports: []cs.Port{{Name: "http", Protocol: "TCP", Port: 80}}},
 		id("a"): {Created: t0, Type: cs.ClusterSetIP, Ports: []cs.Port{{Name: "http", Protocol: "TCP", Port: 8080}}},
