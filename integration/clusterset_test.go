@@ -73,6 +73,31 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		exportService(t, west, ext, nil)
 		conditionWithin(t, west, "ext", mcsv1beta1.ServiceExportConditionValid, metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonInvalidServiceType)
 	})
+	t.Run("a type conflict is on both exports and the oldest decides", func(t *testing.T) {
+		web := mcsHeadlessService("web")
+		exportService(t, east, web, mcsEndpointSlice("web", "10.1.0.8", nil))
+		conditionWithin(t, east, "web", mcsv1beta1.ServiceExportConditionReady, metav1.ConditionTrue, mcsv1beta1.ServiceExportReasonExported)
+		web = mcsHeadlessService("web")
+		web.Spec.ClusterIP = ""
+		exportService(t, west, web, mcsEndpointSlice("web", "10.2.0.8", nil))
+		for _, c := range []*mcsCluster{east, west} {
+			conditionWithin(t, c, "web", mcsv1beta1.ServiceExportConditionConflict, metav1.ConditionTrue, mcsv1beta1.ServiceExportReasonTypeConflict)
+		}
+		digWithin(t, sky.DNSAddr, "web.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.8", "10.2.0.8")
+	})
+	t.Run("a ClusterSetIP service answers the import's IP", func(t *testing.T) {
+		api := mcsHeadlessService("api")
+		api.Spec.ClusterIP = ""
+		exportService(t, east, api, mcsEndpointSlice("api", "10.1.0.9", nil))
+		digWithin(t, sky.DNSAddr, "_sql._tcp.api.shop.svc.clusterset.local.", "SRV", dns.RcodeSuccess, "0 1 5432 api.shop.svc.clusterset.local.")
+		broker.Ctl("put", "/clusterset/imports/shop/api", `{"ips":["242.0.0.9"]}`) // as the import side will
+		digWithin(t, sky.DNSAddr, "api.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "242.0.0.9")
+	})
+	t.Run("a malformed export in etcd is skipped and logged", func(t *testing.T) {
+		broker.Ctl("put", "/clusterset/exports/rogue/shop/db", `{"type":"Headless","endpoints":[{"hostname":"x","addresses":["10.9.9.9"]}]}`)
+		sky.Process.WaitForLog(`malformed clusterset record skipped`, 10*time.Second)
+		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5", "10.2.0.9")
+	})
 	t.Run("a stopped cluster's exports expire with its lease", func(t *testing.T) {
 		west.kube2sky.Process.Stop()
 		stopped := time.Now()
