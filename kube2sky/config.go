@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
@@ -170,8 +171,7 @@ func (c Config) Validate() error {
 
 // separatePrefixes refuses a clusterset prefix that overlaps the records'.
 func separatePrefixes(records, clusterset string) error {
-	a, b := strings.TrimSuffix(records, "/")+"/", strings.TrimSuffix(clusterset, "/")+"/"
-	if strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
+	if cs.Overlaps(clusterset, records) {
 		return fmt.Errorf("--clusterset-prefix: %q overlaps --prefix %q", clusterset, records)
 	}
 	return nil

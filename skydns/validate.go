@@ -11,6 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/rewrite"
@@ -133,8 +134,7 @@ func checkClustersetPrefix(prefix, records string) error {
 	if err := checkPrefix(prefix); err != nil {
 		return fmt.Errorf("--clusterset-prefix: %q must be an etcd path like /clusterset", prefix)
 	}
-	a, b := strings.TrimSuffix(prefix, "/")+"/", strings.TrimSuffix(records, "/")+"/"
-	if strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
+	if cs.Overlaps(prefix, records) {
 		return fmt.Errorf("--clusterset-prefix: %q overlaps --prefix %q", prefix, records)
 	}
 	return nil

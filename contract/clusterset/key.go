@@ -83,4 +83,11 @@ func ParseImportKey(prefix, key string) (ServiceName, error) {
 	return ServiceName{Namespace: parts[0], Name: parts[1]}, nil
 }
 
+// Overlaps reports whether one prefix lies within the other, so that a
+// reader of one would take the other's values for its own.
+func Overlaps(prefix, other string) bool {
+	a, b := trim(prefix)+"/", trim(other)+"/"
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
 func trim(prefix string) string { return strings.TrimSuffix(prefix, "/") }

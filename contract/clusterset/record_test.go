@@ -85,3 +85,14 @@ func TestDashedName(t *testing.T) {
 		}
 	}
 }
+
+func TestOverlaps(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"/clusterset", "/skydns", false}, {"/skydns", "/skydns/x", true}, {"/skydns-east", "/skydns", false}, {"/a/", "/a", true}} {
+		if got := Overlaps(c.a, c.b); got != c.want {
+			t.Errorf("Overlaps(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
