@@ -105,6 +105,10 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5")
 		t.Logf("west's exports left the answers %s after its kube2sky stopped (lease TTL %s)", time.Since(stopped).Round(100*time.Millisecond), clustersetLease)
 	})
+	t.Run("a restarted cluster's exports come back", func(t *testing.T) {
+		west.kube2sky.Process.Start()
+		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5", "10.2.0.9")
+	})
 }
 
 // startMCSCluster starts a cluster with its own storage, installs the MCS
