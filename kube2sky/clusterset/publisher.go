@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -109,20 +110,27 @@ func sliceServiceOf(obj any) (cs.ServiceName, bool) {
 // Run publishes until ctx ends: informers first, then one term after
 // another, while one worker reconciles the queued Services.
 func (p *Publisher) Run(ctx context.Context) error {
-	defer p.queue.ShutDown()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer p.queue.ShutDown() // before the wait: ends the worker
 	for _, start := range p.start {
 		start(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), p.synced...) {
 		return ctx.Err()
 	}
-	go p.work(ctx)
-	go p.resync(ctx)
+	wg.Go(func() { p.work(ctx) })
+	wg.Go(func() { p.resync(ctx) })
 	for ctx.Err() == nil {
-		if err := p.serveTerm(ctx); err != nil && ctx.Err() == nil {
+		err := p.serveTerm(ctx)
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, errClaimed): // a standby replica, or the previous process's lease
+			p.log.Debug("waiting for the cluster ID's claim", "cluster", p.cfg.ClusterID, "err", err)
+		default:
 			p.log.Warn("clusterset term ended", "cluster", p.cfg.ClusterID, "err", err)
-			sleep(ctx, time.Second)
 		}
+		sleep(ctx, time.Second)
 	}
 	return nil
 }
