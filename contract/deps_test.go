@@ -10,7 +10,7 @@ import (
 // compute records and answers free of I/O dependencies: none of them may
 // link an etcd client, gRPC or pflag.
 func TestPurePackagesLinkNoEtcdClient(t *testing.T) {
-	pure := []string{".", "../kube2sky/records", "../skydns/resolver", "../skydns/snapshot"}
+	pure := []string{".", "./clusterset", "../kube2sky/records", "../skydns/resolver", "../skydns/snapshot"}
 	out, err := exec.Command("go", append([]string{"list", "-deps"}, pure...)...).Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)

@@ -12,9 +12,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/kubesky/kubesky/internal/logging"
+	"github.com/kubesky/kubesky/kube2sky/clusterset"
 	"github.com/kubesky/kubesky/kube2sky/records"
 	"github.com/kubesky/kubesky/kube2sky/registry/leader"
 	"github.com/kubesky/kubesky/kube2sky/source"
@@ -67,6 +69,9 @@ type Config struct {
 	Identity string
 	// ExtraRecords are the pod and host records (extraconfig.go).
 	ExtraRecords
+	// Clusterset publishes the ServiceExports (kube2sky/clusterset) when
+	// its Prefix is set.
+	Clusterset clusterset.Config
 
 	// probeInterval is how often etcd's reachability is checked (2s).
 	probeInterval time.Duration
@@ -96,6 +101,7 @@ func DefaultConfig() Config {
 		probeInterval: 2 * time.Second,
 		serviceChunk:  serviceChunk,
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
+		Clusterset:    clusterset.Config{LeaseTTL: 15 * time.Second, ResyncPeriod: time.Minute},
 	}
 }
 
@@ -105,6 +111,10 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	c.Etcd.AddFlags(fs)
 	fs.StringVar(&c.Zone, "zone", c.Zone, "cluster domain the records are written for")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the records")
+	fs.StringVar(&c.Clusterset.Prefix, "clusterset-prefix", c.Clusterset.Prefix, "etcd key prefix of the Multi-Cluster Services records (e.g. /clusterset): publish this cluster's ServiceExports there (empty: none)")
+	fs.StringVar(&c.Clusterset.ClusterID, "cluster-id", c.Clusterset.ClusterID, "this cluster's ID in the clusterset, a DNS label (empty: the ClusterProperty cluster.clusterset.k8s.io)")
+	fs.DurationVar(&c.Clusterset.LeaseTTL, "clusterset-lease-ttl", c.Clusterset.LeaseTTL, "TTL of the lease the exports are written on: how long they outlive a stopped kube2sky")
+	fs.DurationVar(&c.Clusterset.ResyncPeriod, "clusterset-resync-period", c.Clusterset.ResyncPeriod, "how often every ServiceExport's Conflict condition is checked against the other clusters' exports")
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "listen address of /healthz, /readyz and /metrics")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Services reconciled concurrently")
 	fs.DurationVar(&c.ResyncPeriod, "resync-period", c.ResyncPeriod, "interval of the full reconcile that repairs and garbage-collects etcd")
@@ -147,6 +157,9 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, validatePrefix(c.Prefix), validateHTTPAddr(c.HTTPAddr), c.validateNumbers(), validateOwner(c.OwnerID))
 	errs = append(errs, c.ExtraRecords.validate(c.Zone))
+	if c.Clusterset.Prefix != "" {
+		errs = append(errs, c.Clusterset.Validate(), separatePrefixes(c.Prefix, c.Clusterset.Prefix))
+	}
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
 	}
@@ -154,6 +167,14 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--log-format: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// separatePrefixes refuses a clusterset prefix that overlaps the records'.
+func separatePrefixes(records, clusterset string) error {
+	if cs.Overlaps(clusterset, records) {
+		return fmt.Errorf("--clusterset-prefix: %q overlaps --prefix %q", clusterset, records)
+	}
+	return nil
 }
 
 func (c Config) validateNumbers() error {

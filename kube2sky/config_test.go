@@ -77,3 +77,15 @@ func TestEveryFlagCanComeFromTheEnvironment(t *testing.T) {
 		t.Errorf("owner derived from the zone = %q", cfg.owner())
 	}
 }
+
+func TestAClustersetPrefixOverlappingTheRecordsIsRefused(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Clusterset.Prefix = "/skydns/clusterset"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--clusterset-prefix") {
+		t.Errorf("Validate() = %v, want an error naming --clusterset-prefix", err)
+	}
+	cfg.Clusterset.Prefix, cfg.Clusterset.ClusterID = "/clusterset", "east"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate() = %v", err)
+	}
+}

@@ -12,11 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesky/kubesky/kube2sky/clusterset"
 	"github.com/kubesky/kubesky/kube2sky/source"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
 )
 
 // Run connects to the API server and etcd, serves HTTP on cfg.HTTPAddr and
@@ -45,12 +49,42 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	setGCPercent(cfg.GCPercent)
 	source.UseWatchList()
+	if cfg.Clusterset.Prefix != "" {
+		publisher, err := newPublisher(ctx, cfg.Clusterset, restCfg, kube, etcd, log)
+		if err != nil {
+			return err
+		}
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		defer func() { stop(); <-done }()
+		go func() { defer close(done); _ = publisher.Run(pctx) }()
+	}
 	log.Info("kube2sky starting", "api_server", restCfg.Host, "etcd", cfg.Etcd.Endpoints, "zone", cfg.Zone, "prefix", cfg.Prefix,
 		"owner", cfg.owner(), "http", ln.Addr().String(), "workers", cfg.Workers, "resync_period", cfg.ResyncPeriod,
 		"leader_elect", cfg.LeaderElect, "lease_duration", cfg.LeaseDuration, "ttl", cfg.TTL,
 		"pod_records", cfg.PodRecords, "hosts_configmap", cfg.HostsConfigMap, "hosts_domain", cfg.HostsDomain,
 		"gc_percent", cfg.GCPercent)
 	return serve(ctx, c, ln, log)
+}
+
+// newPublisher is the clusterset publisher of cfg, the cluster ID read
+// from the ClusterProperty when not given.
+func newPublisher(ctx context.Context, cfg clusterset.Config, restCfg *rest.Config, kube kubernetes.Interface, etcd *clientv3.Client, log *slog.Logger) (*clusterset.Publisher, error) {
+	mcs, err := mcsclient.NewForConfig(restCfg)
+	if err != nil {
+		return nil, fmt.Errorf("mcs-api client: %w", err)
+	}
+	if cfg.ClusterID == "" {
+		dyn, err := dynamic.NewForConfig(restCfg)
+		if err != nil {
+			return nil, fmt.Errorf("dynamic client: %w", err)
+		}
+		if cfg.ClusterID, err = clusterset.ReadClusterID(ctx, dyn); err != nil {
+			return nil, err
+		}
+	}
+	log.Info("publishing this cluster's ServiceExports", "cluster_id", cfg.ClusterID, "prefix", cfg.Prefix, "lease_ttl", cfg.LeaseTTL)
+	return clusterset.New(cfg, kube, mcs, etcd, log.With("component", "clusterset")), nil
 }
 
 // serve runs the HTTP server and the controller until ctx ends.

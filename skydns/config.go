@@ -58,6 +58,12 @@ type Config struct {
 	Zones []string
 	// Prefix is the etcd key prefix of the records.
 	Prefix string
+	// ClustersetPrefix, if set, is the etcd key prefix of the
+	// Multi-Cluster Services exports (contract/clusterset) that
+	// clusterset.local is answered from; "" leaves that zone alone.
+	ClustersetPrefix string
+	// ClustersetTTL is the TTL of the clusterset.local records.
+	ClustersetTTL uint32
 	// TTL is the TTL of records that carry none.
 	TTL uint32
 	// MaxTTL caps every TTL served, in seconds: records' from etcd, the
@@ -189,6 +195,7 @@ func DefaultConfig() Config {
 		Zones:              []string{"cluster.local."},
 		Prefix:             contract.DefaultPrefix,
 		TTL:                30,
+		ClustersetTTL:      5,
 		MaxTTL:             resolver.DefaultMaxTTL,
 		PodRecords:         string(resolver.PodsDisabled),
 		Rotate:             true,
@@ -227,6 +234,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
+	fs.StringVar(&c.ClustersetPrefix, "clusterset-prefix", c.ClustersetPrefix, "etcd key prefix of the Multi-Cluster Services exports (e.g. /clusterset): answer clusterset.local from them (empty: not answered)")
+	fs.Uint32Var(&c.ClustersetTTL, "clusterset-ttl", c.ClustersetTTL, "TTL in seconds of the clusterset.local records")
 	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
 	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them (default: --dns-addr's IP when it is a specific one)")

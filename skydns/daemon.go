@@ -45,10 +45,12 @@ type Daemon struct {
 	stopped  chan struct{} // closed by Stop
 	stopOnce sync.Once
 	fatal    chan error
-	stopLoop context.CancelFunc
-	loopDone chan struct{}
-	lameduck atomic.Bool // set by Lameduck: /readyz is 503, DNS still answers
-	closing  atomic.Bool // set by Stop: the listeners are closing
+	// clusterset answers clusterset.local; nil without --clusterset-prefix.
+	clusterset *clustersetZone
+	stopLoop   context.CancelFunc
+	loopDone   chan struct{}
+	lameduck   atomic.Bool // set by Lameduck: /readyz is 503, DNS still answers
+	closing    atomic.Bool // set by Stop: the listeners are closing
 
 	signer *dnssec.Signer // signs the zones of --dnssec-key; nil without
 	tap    *tap.Tap       // sends dnstap messages to --dnstap; nil without
@@ -140,6 +142,7 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	d.loops, _ = forwarder.(LoopChecker)
 	changes := d.fastPathChanges()
 	d.mirror = NewMirror(cfg.Prefix, d.metrics, logger.With("component", "mirror"))
+	d.clusterset = newClustersetZone(cfg, logger.With("component", "clusterset"))
 	d.mirror.setHooks(recordChanges(changes, cfg.Prefix), d.notifyOnChange(res, snapshotHook(cfg, forwarder)))
 	if err := d.serve(res, forwarder, changes); err != nil {
 		return nil, err
@@ -300,7 +303,7 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 	templates, _ := template.ParseAll(d.cfg.Templates) // checked by Validate
 	router := &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
 		rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
-		signer: signer, names: names, rewrites: rewrites, templates: templates}
+		signer: signer, names: names, rewrites: rewrites, templates: templates, clusterset: d.clusterset}
 	cfg := dnsserver.Config{
 		Addr:               d.cfg.DNSAddr,
 		Responder:          router,
@@ -422,6 +425,11 @@ func (d *Daemon) startLoop() {
 	d.loopDone = make(chan struct{})
 	go func() {
 		defer close(d.loopDone)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		if d.clusterset != nil {
+			wg.Go(func() { d.clusterset.run(ctx, d.client, d.cfg.watchTiming()) })
+		}
 		d.mirror.Run(ctx, d.client, d.cfg.watchTiming())
 	}()
 }

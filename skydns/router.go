@@ -7,6 +7,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/skydns/clusterset"
 	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/resolver"
@@ -43,6 +44,8 @@ type router struct {
 	rewrites rewrite.Rules
 	// templates answer the questions they match next (package template).
 	templates *template.Set
+	// clusterset answers clusterset.local; nil when not configured.
+	clusterset *clustersetZone
 }
 
 var _ dnsserver.Responder = (*router)(nil)
@@ -67,6 +70,9 @@ func (r *router) Respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
 func (r *router) respond(ctx context.Context, q dnsserver.Query) *dns.Msg {
 	if m := r.templates.Answer(q.Msg, q.Client); m != nil {
 		return m
+	}
+	if r.clusterset != nil && clusterset.InZone(q.Msg.Question[0].Name) {
+		return r.clusterset.answer(q.Msg)
 	}
 	snap := r.mirror.Snapshot()
 	resp, inZone := r.route(ctx, q, snap)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/skydns/querylog"
 	"github.com/kubesky/kubesky/skydns/rewrite"
@@ -35,6 +36,8 @@ func (c *Config) Validate() error {
 		checkHealthSocket(c.HealthSocket),
 		zonesErr,
 		checkPrefix(c.Prefix),
+		checkClustersetPrefix(c.ClustersetPrefix, c.Prefix),
+		checkTTL(c.ClustersetTTL),
 		checkTTL(c.TTL),
 		checkMaxTTL(c.MaxTTL),
 		checkPodRecords(c.PodRecords),
@@ -117,6 +120,22 @@ func (c *Config) normalizeZones() error {
 func checkPrefix(prefix string) error {
 	if !strings.HasPrefix(prefix, "/") || len(strings.Trim(prefix, "/")) == 0 || strings.Contains(prefix, "//") {
 		return fmt.Errorf("--prefix: %q must be an etcd path like /skydns", prefix)
+	}
+	return nil
+}
+
+// checkClustersetPrefix refuses a clusterset prefix that is not an etcd
+// path or that overlaps the records' prefix (each reader would take the
+// other's values for malformed records).
+func checkClustersetPrefix(prefix, records string) error {
+	if prefix == "" {
+		return nil
+	}
+	if err := checkPrefix(prefix); err != nil {
+		return fmt.Errorf("--clusterset-prefix: %q must be an etcd path like /clusterset", prefix)
+	}
+	if cs.Overlaps(prefix, records) {
+		return fmt.Errorf("--clusterset-prefix: %q overlaps --prefix %q", prefix, records)
 	}
 	return nil
 }

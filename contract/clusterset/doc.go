@@ -1,0 +1,31 @@
+// Package clusterset is the record contract of Multi-Cluster Services in the
+// shared etcd, with no I/O: the keys, the JSON of an export and of an import,
+// and their validation. kube2sky/clusterset writes exports; skydns/clusterset
+// reads them all and answers clusterset.local.
+//
+// # Key layout
+//
+// Under the prefix (default "/clusterset"), outside the SkyDNS tree so no
+// SkyDNS reader takes these values for records:
+//
+//	/clusterset/clusters/<cluster-id>             = {"cluster":"<cluster-id>"}   on the cluster's lease
+//	/clusterset/exports/<cluster-id>/<ns>/<svc>   = Export JSON                  on the cluster's lease
+//	/clusterset/imports/<ns>/<svc>                = {"ips":["242.0.0.7"]}         the clusterset IP(s)
+//
+// Each cluster writes only below its own cluster ID, so an etcd role can
+// grant a cluster write access to its own exports and nothing else. Every
+// export key of a cluster is attached to the one lease that holds its
+// clusters/ key: a cluster that stops renewing it loses all its exports
+// together when the lease expires. A cluster ID is one lower-case DNS label,
+// because it becomes a label of <hostname>.<cluster-id>.<svc>.<ns>.svc.clusterset.local.
+//
+// An export value:
+//
+//	{"created":"2026-11-29T02:00:00Z","type":"Headless",
+//	 "ports":[{"name":"http","protocol":"TCP","port":80}],
+//	 "endpoints":[{"hostname":"web-0","addresses":["10.1.0.7"]}]}
+//
+// created is the ServiceExport's creationTimestamp (the oldest export wins a
+// conflict); endpoints are the ready ones only, each named by its hostname
+// or, without one, its dashed address (10-1-0-7).
+package clusterset

@@ -1,0 +1,78 @@
+package clusterset
+
+import (
+	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
+)
+
+// Store holds the decoded exports and imports under one prefix. It is not
+// safe for concurrent use: one goroutine applies the updates and publishes
+// the views it builds.
+type Store struct {
+	prefix   string
+	exports  map[cs.ExportID]cs.Export
+	imports  map[cs.ServiceName]cs.Import
+	revision int64
+	// malformed is told about every value that is skipped, with the
+	// error naming its key.
+	malformed func(error)
+}
+
+// NewStore returns an empty store of the records under prefix; malformed
+// (may be nil) is called for each value skipped as malformed.
+func NewStore(prefix string, malformed func(error)) *Store {
+	if malformed == nil {
+		malformed = func(error) {}
+	}
+	return &Store{prefix: prefix, exports: map[cs.ExportID]cs.Export{}, imports: map[cs.ServiceName]cs.Import{}, malformed: malformed}
+}
+
+// Apply takes one update of the prefix: a full list replaces everything.
+func (s *Store) Apply(u contract.Update) {
+	if u.Full {
+		clear(s.exports)
+		clear(s.imports)
+	}
+	for _, ev := range u.Events {
+		s.apply(ev)
+	}
+	s.revision = u.Revision
+}
+
+func (s *Store) apply(ev contract.Event) {
+	if id, err := cs.ParseExportKey(s.prefix, ev.Key); err == nil {
+		delete(s.exports, id)
+		if ev.Type == contract.Put {
+			s.putExport(id, ev)
+		}
+		return
+	}
+	if svc, err := cs.ParseImportKey(s.prefix, ev.Key); err == nil {
+		delete(s.imports, svc)
+		if ev.Type == contract.Put {
+			s.putImport(svc, ev)
+		}
+	}
+	// other keys (clusters/) carry no answer
+}
+
+func (s *Store) putExport(id cs.ExportID, ev contract.Event) {
+	e, err := cs.DecodeExport(ev.Key, ev.Value)
+	if err != nil {
+		s.malformed(err)
+		return
+	}
+	s.exports[id] = e
+}
+
+func (s *Store) putImport(svc cs.ServiceName, ev contract.Event) {
+	i, err := cs.DecodeImport(ev.Key, ev.Value)
+	if err != nil {
+		s.malformed(err)
+		return
+	}
+	s.imports[svc] = i
+}
+
+// View merges what the store holds into a new immutable view.
+func (s *Store) View() *View { return Merge(s.exports, s.imports, s.revision) }
