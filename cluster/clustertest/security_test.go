@@ -71,18 +71,26 @@ func checkSecurity(t *testing.T, c *cluster.Cluster, readers ...string) {
 		t.Errorf("etcd changed under the attempts:\n%s\nwas:\n%s", after, before)
 	}
 	t.Run("kube2sky writes under its own user, and skydns answers through the relays", func(t *testing.T) {
-		createService(t, c, "security-check")
-		key := "/skydns/local/cluster/svc/default/security-check/"
-		polltest.Within(t, time.Minute, "kube2sky's record of the new Service", func() error {
-			resp, err := root.Get(t.Context(), key, clientv3.WithPrefix(), clientv3.WithCountOnly())
-			if err == nil && resp.Count == 0 {
-				err = fmt.Errorf("no key under %s", key)
-			}
-			return err
-		})
-		polltest.Within(t, time.Minute, "the new Service resolving", func() error {
-			return resolves(t, c, "security-check.default.svc.cluster.local.")
-		})
+		checkKube2skyWrites(t, c, "security-check")
+	})
+}
+
+// checkKube2skyWrites creates the Service svc and checks that kube2sky
+// writes its record into etcd (read as root) and that it resolves.
+func checkKube2skyWrites(t *testing.T, c *cluster.Cluster, svc string) {
+	t.Helper()
+	root := etcdClientAt(t, c, etcdSecret(t, c, "kubesky-etcd-admin"), etcdMembers[0], "")
+	createService(t, c, svc)
+	key := "/skydns/local/cluster/svc/default/" + svc + "/"
+	polltest.Within(t, time.Minute, "kube2sky's record of the new Service", func() error {
+		resp, err := root.Get(t.Context(), key, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err == nil && resp.Count == 0 {
+			err = fmt.Errorf("no key under %s", key)
+		}
+		return err
+	})
+	polltest.Within(t, time.Minute, "the new Service resolving", func() error {
+		return resolves(t, c, svc+".default.svc.cluster.local.")
 	})
 }
 
