@@ -44,7 +44,8 @@ const nodeLocalHolder = "holder"
 // answered by its own node's skydns without a conntrack entry, and that a
 // DaemonSet rolling update, a kill -9 of a node's skydns (what an OOM kill
 // does) and one of its holder fail no lookup and slow none past 1 s, for
-// glibc's resolver resolving 50 times a second on that node.
+// glibc's resolver resolving 50 times a second on that node; nor does
+// renewing every etcd certificate, a rolling restart of all of kubesky.
 func TestNodeLocal(t *testing.T) {
 	c := startCluster(t, cluster.TopologyNodeLocal)
 	conformanceFirst(t, c)
