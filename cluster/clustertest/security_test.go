@@ -132,15 +132,20 @@ func mountedSecrets(t *testing.T, c *cluster.Cluster, component string) []string
 
 // etcdClientAt is a client of the etcd (or relay) at addr, dialed from the
 // first node's network namespace with the Secret's certificate, verifying
-// the server as serverName (default: addr's host).
+// the server as serverName (default: addr's host). gRPC verifies the
+// endpoint's host whatever the tls.Config's ServerName, so the endpoint is
+// serverName and the dialer goes to addr.
 func etcdClientAt(t *testing.T, c *cluster.Cluster, secret *corev1.Secret, addr, serverName string) *clientv3.Client {
 	t.Helper()
-	cfg := secretTLS(t, secret)
-	cfg.ServerName = serverName
+	endpoint := addr
+	if serverName != "" {
+		_, port, _ := net.SplitHostPort(addr)
+		endpoint = net.JoinHostPort(serverName, port)
+	}
 	dial := cluster.DialInNetNS(c.Cfg().ClientNetNS())
 	client, err := clientv3.New(clientv3.Config{
-		Endpoints: []string{"https://" + addr}, DialTimeout: 5 * time.Second, TLS: cfg, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return dial(ctx, "tcp", a) })},
+		Endpoints: []string{"https://" + endpoint}, DialTimeout: 5 * time.Second, TLS: secretTLS(t, secret), Logger: zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx, "tcp", addr) })},
 	})
 	if err != nil {
 		t.Fatal(err)
