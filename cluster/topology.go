@@ -2,16 +2,20 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/deploy"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 // The topologies a cluster can deploy (Config.Topology).
@@ -80,12 +84,38 @@ func (c *Cluster) PrepareSharedEtcd(ctx context.Context) error {
 // createEtcdSecrets writes the TLS files with `kubesky-demo pki` and makes
 // the Secrets of deploy.EtcdSecrets from them.
 func (c *Cluster) createEtcdSecrets(ctx context.Context) error {
+	return c.issueEtcdSecrets(ctx, false, func(secret *corev1.Secret) error {
+		_, err := c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{})
+		return err
+	})
+}
+
+// RenewEtcdSecrets issues a new key and certificate for every identity of
+// the shared etcd (`kubesky-demo pki --force`) under the CAs of the first
+// ones, and replaces the Secrets' data; the pods read it when restarted.
+func (c *Cluster) RenewEtcdSecrets(ctx context.Context) error {
+	return c.issueEtcdSecrets(ctx, true, func(secret *corev1.Secret) error {
+		_, err := c.Client.CoreV1().Secrets("kube-system").Update(ctx, secret, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// issueEtcdSecrets runs `kubesky-demo pki` (with --force if renew) with
+// the cluster's etcd CAs and hands save each Secret of deploy.EtcdSecrets.
+func (c *Cluster) issueEtcdSecrets(ctx context.Context, renew bool, save func(*corev1.Secret) error) error {
 	dir, err := os.MkdirTemp("", "kubesky-etcd-tls-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	args := append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...)
+	caFlags, err := c.etcdCAFlags()
+	if err != nil {
+		return err
+	}
+	args := append(append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...), caFlags...)
+	if renew {
+		args = append(args, "--force")
+	}
 	if out, err := exec.CommandContext(ctx, c.cfg.bin("kubesky-demo"), args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("kubesky-demo %v: %w: %s", args, err, out)
 	}
@@ -96,11 +126,41 @@ func (c *Cluster) createEtcdSecrets(ctx context.Context) error {
 				return err
 			}
 		}
-		if _, err := c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		if err := save(secret); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// etcdCAFlags are pki's flags issuing with the cluster's two etcd CAs, the
+// members' and the readers', made on first use in the run directory and
+// kept (with their keys) so that a renewal keeps them.
+func (c *Cluster) etcdCAFlags() ([]string, error) {
+	var flags []string
+	for _, ca := range []struct{ dir, flag string }{{"members", "--etcd-ca"}, {"readers", "--etcd-readers-ca"}} {
+		dir := filepath.Join(c.cfg.paths().run, "etcd-ca", ca.dir)
+		cert, key := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+		if _, err := os.Stat(key); errors.Is(err, fs.ErrNotExist) {
+			if err := newCAFiles(dir, key); err != nil {
+				return nil, err
+			}
+		}
+		flags = append(flags, ca.flag+"-cert="+cert, ca.flag+"-key="+key)
+	}
+	return flags, nil
+}
+
+// newCAFiles writes a new CA's certificate (dir/ca.crt) and key.
+func newCAFiles(dir, key string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	ca, err := kubeproc.NewCA(dir, 365*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	return ca.WriteKey(key)
 }
 
 // createLocalVolumes makes a hostPath PersistentVolume of localClass per

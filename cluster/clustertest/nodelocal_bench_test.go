@@ -117,6 +117,13 @@ func measureServer(t *testing.T, c *cluster.Cluster, tools, tag, name string, na
 // and returns their summary.
 func measuredLookupsOnNode(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) lookupSummary {
 	script := fmt.Sprintf("echo started; exec /tools/lookups web.default.svc.cluster.local %d %d", nodeLocalRate, nodeLocalLookups)
+	return measuredLookups(t, c, tools, name, node, script, disrupt)
+}
+
+// measuredLookups runs script, a testdata/lookups.c run printing
+// "started" first, in a pod on node, calls disrupt once it runs, and
+// returns its summary.
+func measuredLookups(t *testing.T, c *cluster.Cluster, tools, name, node, script string, disrupt func()) lookupSummary {
 	startToolPod(t, c, tools, name, node, script)
 	waitForLog(t, c, name, func(log string) bool { return strings.Contains(log, "started") })
 	time.Sleep(2 * time.Second) // lookups before the disruption: a duration, not a wait for a condition

@@ -1,6 +1,8 @@
 package clustertest
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/deploy"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -41,7 +44,8 @@ const nodeLocalHolder = "holder"
 // answered by its own node's skydns without a conntrack entry, and that a
 // DaemonSet rolling update, a kill -9 of a node's skydns (what an OOM kill
 // does) and one of its holder fail no lookup and slow none past 1 s, for
-// glibc's resolver resolving 50 times a second on that node.
+// glibc's resolver resolving 50 times a second on that node; nor does
+// renewing every etcd certificate, a rolling restart of all of kubesky.
 func TestNodeLocal(t *testing.T) {
 	c := startCluster(t, cluster.TopologyNodeLocal)
 	conformanceFirst(t, c)
@@ -83,6 +87,83 @@ func TestNodeLocal(t *testing.T) {
 			killNodeLocal(t, c, node)
 			killHolder(t, c, node)
 		})
+	})
+	t.Run("renewing every etcd certificate under the same CAs is a rolling restart that fails no lookup", func(t *testing.T) {
+		lookupsOnNodeWhile(t, c, tools, "renewal", node.Name, func() { renewEtcdCertificates(t, c) })
+		checkKube2skyWrites(t, c, "renewed")
+	})
+}
+
+// lookupsOnNodeWhile is lookupsOnNode for as long as disrupt takes (at
+// most 10 minutes): the lookups stop once it has returned.
+func lookupsOnNodeWhile(t *testing.T, c *cluster.Cluster, tools, name, node string, disrupt func()) {
+	t.Helper()
+	stop := filepath.Join(tools, "stop-"+name)
+	if err := os.Remove(stop); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("echo started; export LOOKUPS_STOP_FILE=/tools/stop-%s; exec /tools/lookups web.default.svc.cluster.local %d %d",
+		name, nodeLocalRate, nodeLocalRate*600)
+	s := measuredLookups(t, c, tools, name, node, script, func() {
+		disrupt()
+		if err := os.WriteFile(stop, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if s.Failed != 0 || s.Slow != 0 {
+		t.Errorf("%d failed and %d over 1 s, want none:\n%s", s.Failed, s.Slow, s.problems)
+	}
+}
+
+// renewEtcdCertificates issues a new key and certificate for every
+// identity of the shared etcd under the same CAs, replaces the Secrets,
+// and restarts what mounts them: the members, then kube2sky and the
+// relays, then the readers (docs/operations.md). Every Secret's keys and
+// certificates are new, its CAs the same.
+func renewEtcdCertificates(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	start := time.Now()
+	before := map[string]*corev1.Secret{}
+	for name := range deploy.EtcdSecrets {
+		before[name] = etcdSecret(t, c, name)
+	}
+	if err := c.RenewEtcdSecrets(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for name, old := range before {
+		renewed := etcdSecret(t, c, name)
+		for key, data := range old.Data {
+			if changed := !bytes.Equal(renewed.Data[key], data); changed == strings.HasSuffix(key, "ca.crt") {
+				t.Errorf("%s's %s: changed %v; want every key and certificate new, the CAs kept", name, key, changed)
+			}
+		}
+	}
+	for _, step := range [][]string{
+		{"statefulset/kubesky-etcd"},
+		{"deployment/kubesky-kube2sky", "deployment/kubesky-etcd-relay"},
+		{"deployment/kubesky-skydns", "daemonset/" + nodeLocalSet},
+	} {
+		kubectl(t, c, nil, append([]string{"-n", "kube-system", "rollout", "restart"}, step...)...)
+		for _, obj := range step {
+			waitRolledOut(t, c, obj)
+		}
+	}
+	waitDaemonSet(t, c, nodeLocalSet)
+	t.Logf("renewed and rolled out in %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// waitRolledOut waits until kubectl rollout status says obj (kind/name in
+// kube-system) is rolled out.
+func waitRolledOut(t *testing.T, c *cluster.Cluster, obj string) {
+	t.Helper()
+	polltest.Every(t, 5*time.Minute, apiPoll, obj+" rolled out", func() error {
+		ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+		defer cancel()
+		out, err := c.Cfg().Kubectl(ctx, "-n", "kube-system", "rollout", "status", obj, "--timeout=30s").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, out)
+		}
+		return nil
 	})
 }
 

@@ -71,18 +71,26 @@ func checkSecurity(t *testing.T, c *cluster.Cluster, readers ...string) {
 		t.Errorf("etcd changed under the attempts:\n%s\nwas:\n%s", after, before)
 	}
 	t.Run("kube2sky writes under its own user, and skydns answers through the relays", func(t *testing.T) {
-		createService(t, c, "security-check")
-		key := "/skydns/local/cluster/svc/default/security-check/"
-		polltest.Within(t, time.Minute, "kube2sky's record of the new Service", func() error {
-			resp, err := root.Get(t.Context(), key, clientv3.WithPrefix(), clientv3.WithCountOnly())
-			if err == nil && resp.Count == 0 {
-				err = fmt.Errorf("no key under %s", key)
-			}
-			return err
-		})
-		polltest.Within(t, time.Minute, "the new Service resolving", func() error {
-			return resolves(t, c, "security-check.default.svc.cluster.local.")
-		})
+		checkKube2skyWrites(t, c, "security-check")
+	})
+}
+
+// checkKube2skyWrites creates the Service svc and checks that kube2sky
+// writes its record into etcd (read as root) and that it resolves.
+func checkKube2skyWrites(t *testing.T, c *cluster.Cluster, svc string) {
+	t.Helper()
+	root := etcdClientAt(t, c, etcdSecret(t, c, "kubesky-etcd-admin"), etcdMembers[0], "")
+	createService(t, c, svc)
+	key := "/skydns/local/cluster/svc/default/" + svc + "/"
+	polltest.Within(t, time.Minute, "kube2sky's record of the new Service", func() error {
+		resp, err := root.Get(t.Context(), key, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err == nil && resp.Count == 0 {
+			err = fmt.Errorf("no key under %s", key)
+		}
+		return err
+	})
+	polltest.Within(t, time.Minute, "the new Service resolving", func() error {
+		return resolves(t, c, svc+".default.svc.cluster.local.")
 	})
 }
 
@@ -124,15 +132,20 @@ func mountedSecrets(t *testing.T, c *cluster.Cluster, component string) []string
 
 // etcdClientAt is a client of the etcd (or relay) at addr, dialed from the
 // first node's network namespace with the Secret's certificate, verifying
-// the server as serverName (default: addr's host).
+// the server as serverName (default: addr's host). gRPC verifies the
+// endpoint's host whatever the tls.Config's ServerName, so the endpoint is
+// serverName and the dialer goes to addr.
 func etcdClientAt(t *testing.T, c *cluster.Cluster, secret *corev1.Secret, addr, serverName string) *clientv3.Client {
 	t.Helper()
-	cfg := secretTLS(t, secret)
-	cfg.ServerName = serverName
+	endpoint := addr
+	if serverName != "" {
+		_, port, _ := net.SplitHostPort(addr)
+		endpoint = net.JoinHostPort(serverName, port)
+	}
 	dial := cluster.DialInNetNS(c.Cfg().ClientNetNS())
 	client, err := clientv3.New(clientv3.Config{
-		Endpoints: []string{"https://" + addr}, DialTimeout: 5 * time.Second, TLS: cfg, Logger: zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return dial(ctx, "tcp", a) })},
+		Endpoints: []string{"https://" + endpoint}, DialTimeout: 5 * time.Second, TLS: secretTLS(t, secret), Logger: zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx, "tcp", addr) })},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,15 +20,17 @@ import (
 // and peer), and a client certificate per etcd user, whose common name is
 // the user (etcd's --client-cert-auth).
 type etcdPKIConfig struct {
-	dir      string   // <pki dir>/etcd
-	members  []string // member names, which are also their DNS names
-	names    []string // more DNS names and IPs in every member's certificate
-	users    []string // the etcd users given a client certificate
-	readers  []string // readers of the relay, given certificates of a CA of their own (readers/)
-	relay    []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
-	caCert   string   // if set, issue with this CA instead of a new one
-	caKey    string
-	validity time.Duration
+	dir           string   // <pki dir>/etcd
+	members       []string // member names, which are also their DNS names
+	names         []string // more DNS names and IPs in every member's certificate
+	users         []string // the etcd users given a client certificate
+	readers       []string // readers of the relay, given certificates of a CA of their own (readers/)
+	relay         []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
+	caCert        string   // if set, issue with this CA instead of a new one
+	caKey         string
+	readersCACert string // if set, issue the readers' certificates with this CA
+	readersCAKey  string
+	validity      time.Duration
 }
 
 // validate checks the etcd flags of pki.
@@ -54,6 +56,12 @@ func (c etcdPKIConfig) validate() error {
 	}
 	if c.caCert != "" && len(c.members) == 0 {
 		return fmt.Errorf("--etcd-ca-cert needs --etcd-member")
+	}
+	if (c.readersCACert == "") != (c.readersCAKey == "") {
+		return fmt.Errorf("--etcd-readers-ca-cert and --etcd-readers-ca-key must be given together")
+	}
+	if c.readersCACert != "" && len(c.readers) == 0 {
+		return fmt.Errorf("--etcd-readers-ca-cert needs --etcd-reader")
 	}
 	return nil
 }
@@ -145,8 +153,8 @@ func (c etcdPKIConfig) write() error {
 	return c.writeReaders()
 }
 
-// writeReaders issues each reader's client certificate with a new CA of
-// their own, whose key is not kept either.
+// writeReaders issues each reader's client certificate with a CA of
+// their own: the given one, or a new one whose key is not kept either.
 func (c etcdPKIConfig) writeReaders() error {
 	if len(c.readers) == 0 {
 		return nil
@@ -154,7 +162,7 @@ func (c etcdPKIConfig) writeReaders() error {
 	if err := os.MkdirAll(c.readersDir(), 0o700); err != nil {
 		return err
 	}
-	ca, err := kubeproc.NewCA(c.readersDir(), c.validity)
+	ca, err := loadOrNewCA(c.readersDir(), c.readersCACert, c.readersCAKey, c.validity, "--etcd-readers-ca-cert/--etcd-readers-ca-key")
 	if err != nil {
 		return err
 	}
@@ -176,12 +184,18 @@ func (c etcdPKIConfig) relayTemplate() *x509.Certificate {
 }
 
 func (c etcdPKIConfig) ca() (*kubeproc.CA, error) {
-	if c.caCert == "" {
-		return kubeproc.NewCA(c.dir, c.validity)
+	return loadOrNewCA(c.dir, c.caCert, c.caKey, c.validity, "--etcd-ca-cert/--etcd-ca-key")
+}
+
+// loadOrNewCA is the CA of certFile and keyFile (its errors naming flags),
+// or without them a new one valid for validity, writing into dir.
+func loadOrNewCA(dir, certFile, keyFile string, validity time.Duration, flags string) (*kubeproc.CA, error) {
+	if certFile == "" {
+		return kubeproc.NewCA(dir, validity)
 	}
-	ca, err := kubeproc.LoadCA(c.dir, c.caCert, c.caKey)
+	ca, err := kubeproc.LoadCA(dir, certFile, keyFile)
 	if err != nil {
-		return nil, fmt.Errorf("--etcd-ca-cert/--etcd-ca-key: %w", err)
+		return nil, fmt.Errorf("%s: %w", flags, err)
 	}
 	return ca, nil
 }

@@ -52,6 +52,8 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&c.etcdOnly, "etcd-only", false, "write only <dir>/etcd, not the API server's files and kubeconfigs")
 	fs.StringVar(&c.etcd.caCert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
 	fs.StringVar(&c.etcd.caKey, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
+	fs.StringVar(&c.etcd.readersCACert, "etcd-readers-ca-cert", "", "issue the readers' certificates with this CA certificate (PEM) instead of a new CA: renewing them under the CA the relays trust")
+	fs.StringVar(&c.etcd.readersCAKey, "etcd-readers-ca-key", "", "the private key (PEM) of --etcd-readers-ca-cert")
 	summary := "Writes a CA, the API server's certificate, a service-account key, a token file with an\n" +
 		"admin user in system:masters, and kubeconfigs for that user. With --etcd-member, also an\n" +
 		"etcd cluster's certificates in <dir>/etcd (see `kubesky-demo etcd-auth`); --etcd-only\n" +

@@ -143,6 +143,9 @@ func TestPKIForEtcdBadInput(t *testing.T) {
 		{"a missing CA certificate", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", "/nonexistent/ca.crt", "--etcd-ca-key", caKey}, 1, "--etcd-ca-cert/--etcd-ca-key: CA certificate /nonexistent/ca.crt"},
 		{"a CA certificate that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", notPEM, "--etcd-ca-key", caKey}, 1, "CA certificate " + notPEM},
 		{"a CA key that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", caCert, "--etcd-ca-key", notPEM}, 1, "key " + notPEM},
+		{"a readers' CA certificate without its key", []string{"--etcd-member", "etcd1", "--etcd-reader", "r", "--etcd-readers-ca-cert", caCert}, 2, "--etcd-readers-ca-cert and --etcd-readers-ca-key must be given together"},
+		{"a readers' CA without readers", []string{"--etcd-member", "etcd1", "--etcd-readers-ca-cert", caCert, "--etcd-readers-ca-key", caKey}, 2, "--etcd-readers-ca-cert needs --etcd-reader"},
+		{"a readers' CA key that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-reader", "r", "--etcd-readers-ca-cert", caCert, "--etcd-readers-ca-key", notPEM}, 1, "--etcd-readers-ca-cert/--etcd-readers-ca-key: CA certificate " + caCert + " and key " + notPEM},
 	} {
 		t.Run(c.name+" is an error saying so", func(t *testing.T) {
 			args := append([]string{"pki", "--dir", filepath.Join(t.TempDir(), "pki")}, c.args...)
@@ -222,6 +225,40 @@ func TestPKIForTheRelay(t *testing.T) {
 		if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
 			t.Errorf("reader %s's certificate verifies under the members' CA", r)
 		}
+	}
+}
+
+// TestPKIRenewsUnderTheSameCAs: pki --force with both CAs given issues a
+// new key and certificate for every identity, each verifying under the
+// CA the old one did, so a rolling restart mixes old and new.
+func TestPKIRenewsUnderTheSameCAs(t *testing.T) {
+	caCert, caKey := writeCA(t)
+	readersCert, readersKey := writeCA(t)
+	dir := filepath.Join(t.TempDir(), "pki")
+	args := []string{"pki", "--dir", dir, "--etcd-only", "--etcd-member", "etcd1", "--etcd-user", "relay", "--etcd-reader", "skydns",
+		"--etcd-ca-cert", caCert, "--etcd-ca-key", caKey, "--etcd-readers-ca-cert", readersCert, "--etcd-readers-ca-key", readersKey}
+	etcd := filepath.Join(dir, "etcd")
+	files := map[string]string{"member-etcd1": etcd, "client-relay": etcd, "skydns": filepath.Join(etcd, "readers")}
+	issue := func(extra ...string) map[string]string {
+		if code, _, errOut := runMain(t, append(args, extra...)...); code != 0 {
+			t.Fatalf("code %d: %s", code, errOut)
+		}
+		keys := map[string]string{}
+		for name, d := range files {
+			verifyCert(t, d, name, x509.ExtKeyUsageClientAuth)
+			keys[name] = readFile(t, filepath.Join(d, name+".key"))
+		}
+		return keys
+	}
+	old := issue()
+	renewed := issue("--force")
+	for name := range files {
+		if renewed[name] == old[name] {
+			t.Errorf("%s kept its key", name)
+		}
+	}
+	if readFile(t, filepath.Join(etcd, "ca.crt")) != readFile(t, caCert) || readFile(t, filepath.Join(etcd, "readers", "ca.crt")) != readFile(t, readersCert) {
+		t.Error("a CA changed")
 	}
 }
 

@@ -141,25 +141,52 @@ func TestTheRelayRefusesEveryWrite(t *testing.T) {
 }
 
 // TestEtcdRefusesTheRelaysUserThePlainWrites: behind the filter, etcd
-// refuses the relay's read-only user a Put, a Delete and a Txn with a write.
-// Not every write, though: etcd 3.6.4 lets any authenticated user Compact,
-// and does not check the operations of a nested Txn (GHSA-rfx7-8w68-q57q),
-// so there the filter is the only lock, and a reader's certificate must be
-// one no member accepts (docs/node-local.md).
+// refuses the relay's read-only user every write: a Put, a Delete, a Txn
+// writing at any depth and a Compact (admin only since etcd 3.6.9).
 func TestEtcdRefusesTheRelaysUserThePlainWrites(t *testing.T) {
 	s := newSetup(t)
 	before := s.records(t)
 	direct := s.client(t, s.etcd.ClientURL(), "relay")
 	for _, write := range etcdtest.Writes(recordKey) {
-		if write.Name == "Compact" || write.Name == "Txn with a put in a nested Txn" {
-			continue
-		}
 		if err := write.Do(t.Context(), direct); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 			t.Errorf("%s as the relay's user at etcd: got %v, want %v", write.Name, err, rpctypes.ErrPermissionDenied)
 		}
 	}
 	if after := s.records(t); after != before {
 		t.Errorf("etcd changed:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestEtcdKeepsTheWriterInsideItsPrefix: kube2sky's user, which may write
+// /skydns/, can neither Compact nor write outside its prefix, even from
+// inside a nested Txn.
+func TestEtcdKeepsTheWriterInsideItsPrefix(t *testing.T) {
+	s := newSetup(t)
+	before := s.records(t)
+	writer := s.client(t, s.etcd.ClientURL(), "writer")
+	outside := clientv3.OpPut("/other/key", `{"host":"192.0.2.66"}`)
+	inside := clientv3.OpPut(recordKey, `{"host":"192.0.2.66"}`)
+	for _, write := range []etcdtest.Attempt{
+		{Name: "Compact", Do: func(ctx context.Context, c *clientv3.Client) error { _, err := c.Compact(ctx, 2); return err }},
+		{Name: "a nested Txn's put outside /skydns/", Do: func(ctx context.Context, c *clientv3.Client) error {
+			_, err := c.Txn(ctx).Then(inside, clientv3.OpTxn(nil, []clientv3.Op{outside}, nil)).Commit()
+			return err
+		}},
+		{Name: "a put outside /skydns/ two Txns deep, in Else", Do: func(ctx context.Context, c *clientv3.Client) error {
+			deep := clientv3.OpTxn(nil, nil, []clientv3.Op{clientv3.OpTxn(nil, []clientv3.Op{outside}, nil)})
+			_, err := c.Txn(ctx).Then(deep).Commit()
+			return err
+		}},
+	} {
+		if err := write.Do(t.Context(), writer); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+			t.Errorf("%s as the writer: got %v, want %v", write.Name, err, rpctypes.ErrPermissionDenied)
+		}
+	}
+	if after := s.records(t); after != before {
+		t.Errorf("etcd changed:\n%s\nwas:\n%s", after, before)
+	}
+	if _, err := writer.Txn(t.Context()).Then(clientv3.OpTxn(nil, []clientv3.Op{inside}, nil)).Commit(); err != nil {
+		t.Errorf("a nested Txn's put inside /skydns/ as the writer: %v", err)
 	}
 }
 

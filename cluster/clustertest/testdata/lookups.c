@@ -3,7 +3,8 @@
 // socket, as every glibc program does) COUNT times, RATE lookups a second
 // (0: as fast as possible) in each of THREADS threads, and prints a line for
 // every failed lookup and every lookup slower than 1 s, then a summary.
-// NAME @FILE takes the names of FILE (one a line) in turn instead.
+// NAME @FILE takes the names of FILE (one a line) in turn instead. With
+// LOOKUPS_STOP_FILE set, COUNT is at most: it stops once that file exists.
 //
 //   END lookups=N failed=F slow=S p50_us=.. p99_us=.. max_us=..
 //
@@ -15,12 +16,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 static char **names;
 static long nnames;
 static long count, rate, threads;
 static long *latencies; // microseconds, one per lookup
-static long failed, slow;
+static long failed, slow, done;
+static const char *stop_file;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static long now_us(void) {
@@ -52,11 +55,13 @@ static void *run(void *arg) {
 	long first = (long)arg, start = now_us();
 	for (long i = first; i < count; i += threads) {
 		pace(start, (i - first) / threads);
+		if (stop_file && access(stop_file, F_OK) == 0) break;
 		long t0 = now_us();
 		int err = lookup(names[i % nnames]);
 		long took = now_us() - t0;
 		latencies[i] = took;
 		pthread_mutex_lock(&mu);
+		done++;
 		if (err) {
 			failed++;
 			printf("FAIL %ld us: %s\n", took, gai_strerror(err));
@@ -115,13 +120,20 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "lookups: COUNT and THREADS must be at least 1, RATE at least 0\n");
 		return 2;
 	}
+	stop_file = getenv("LOOKUPS_STOP_FILE");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	latencies = calloc(count, sizeof *latencies);
+	for (long i = 0; i < count; i++) latencies[i] = -1; // not looked up (stopped early)
 	pthread_t *ids = calloc(threads, sizeof *ids);
 	for (long i = 0; i < threads; i++) pthread_create(&ids[i], NULL, run, (void *)i);
 	for (long i = 0; i < threads; i++) pthread_join(ids[i], NULL);
 	qsort(latencies, count, sizeof *latencies, cmp);
-	printf("END lookups=%ld failed=%ld slow=%ld p50_us=%ld p99_us=%ld max_us=%ld\n", count, failed, slow,
-	       latencies[count / 2], latencies[count * 99 / 100], latencies[count - 1]);
+	long *took = latencies + (count - done); // the -1 of lookups never made sort first
+	if (done == 0) {
+		fprintf(stderr, "lookups: stopped before the first lookup\n");
+		return 1;
+	}
+	printf("END lookups=%ld failed=%ld slow=%ld p50_us=%ld p99_us=%ld max_us=%ld\n", done, failed, slow,
+	       took[done / 2], took[done * 99 / 100], took[done - 1]);
 	return 0;
 }
