@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kubesky/kubesky/bench/dnsperf"
+	"github.com/kubesky/kubesky/internal/debughttp"
 )
 
 // profileSkyDNS takes a CPU profile of skydns while dnsperf loads it, and
@@ -46,30 +44,9 @@ func (b *bench) profileUnder(ctx context.Context, inst *instance, file, name str
 	return strings.TrimSpace(string(top))
 }
 
-// fetch GETs url into path.
+// fetch GETs url into path, within two minutes.
 func fetch(ctx context.Context, url, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
-		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return debughttp.Fetch(ctx, url, path)
 }

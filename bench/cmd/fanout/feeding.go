@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/debughttp"
 )
 
 // watchResponses sums, over the relay processes, the watch responses
@@ -47,7 +45,7 @@ func (c *cluster) profile(dir, run string, d time.Duration) (wait func() error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = fetchTo(url, file)
+			errs[i] = fetchProfile(url, file)
 		}()
 	}
 	return func() error {
@@ -59,32 +57,6 @@ func (c *cluster) profile(dir, run string, d time.Duration) (wait func() error) 
 		}
 		return nil
 	}
-}
-
-func fetchTo(url, file string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // fleetNodes is the cluster size the feeding table extrapolates to.
@@ -153,4 +125,11 @@ func joinTable(b *strings.Builder, o options, results []result) {
 		fmt.Fprintf(b, "| %d | %s | %s | %.2f | %.2f | %s |\n", r.setup.readers, r.setup.proxiesLabel(), secs(r.sync), cores, peak, mb(rss))
 	}
 	b.WriteString("\n")
+}
+
+// fetchProfile saves a relay's profile at url into file.
+func fetchProfile(url, file string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	return debughttp.Fetch(ctx, url, file)
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/kubesky/kubesky/bench/gendata"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
+	"github.com/kubesky/kubesky/internal/debughttp"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -110,7 +111,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	heapFile := filepath.Join(dir, "heap.pb.gz")
-	if err := fetch("http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile); err != nil {
+	if err := debughttp.Fetch(context.Background(), "http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile); err != nil {
 		return err
 	}
 	return report(out, o, cmd.Process.Pid, httpAddr, heapFile, len(kvs), gendata.RawBytes(kvs), ready)
@@ -215,26 +216,6 @@ func askAll(server string, names []string) error {
 		}
 	}
 	return nil
-}
-
-func fetch(url, file string) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // procFields reads "Name: value kB" lines of a /proc file into bytes.
