@@ -172,6 +172,14 @@ spec:
 `, fmt.Sprintf(migrateCorefile, a.Upstream), cluster.AgnhostImage, a.ClusterDNS)
 	kubectl(t, c, []byte(manifest), "apply", "-f", "-")
 	waitCoreDNS(t, c, 2)
+	// Ready pods are not yet a Service that answers: kube-proxy programs
+	// its rules after the EndpointSlice changes.
+	polltest.Every(t, 2*time.Minute, apiPoll, "the kube-dns Service answering", func() error {
+		if out := execIn(t, c, "glibc", "dig", "+short", "+tries=1", "+time=1", "web.default.svc.cluster.local"); !strings.HasPrefix(out, "10.") {
+			return fmt.Errorf("dig: %q", out)
+		}
+		return nil
+	})
 }
 
 // scaleCoreDNS sets CoreDNS's replicas and waits until exactly that many
@@ -260,6 +268,9 @@ func compareAnswers(t *testing.T, before, after map[string]string) {
 		t.Fatalf("%d answers recorded from CoreDNS, want %d:\n%v", len(before), len(migrateQuestions)+1, before)
 	}
 	for q, want := range before {
+		if strings.HasPrefix(want, ";") {
+			t.Fatalf("%s: CoreDNS gave no answer to compare with", q)
+		}
 		if got := after[q]; got != want {
 			t.Errorf("%s: %q, CoreDNS answered %q", q, got, want)
 		}
