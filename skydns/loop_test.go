@@ -19,27 +19,15 @@ import (
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
-// unboundLoopConf makes Unbound forward every name to skydns at
-// 127.0.0.1@%[2]d, which forwards names of a stub domain to it: a
-// forwarding loop, like a node's resolv.conf pointing back at cluster DNS.
-const unboundLoopConf = `server:
-	interface: 127.0.0.1@%[1]d
-	do-ip6: no
-	do-daemonize: no
-	username: ""
-	chroot: ""
-	directory: %[3]q
-	pidfile: ""
-	use-syslog: no
-	logfile: ""
-	verbosity: 1
-	num-threads: 1
-	access-control: 127.0.0.0/8 allow
-	do-not-query-localhost: no
+// unboundLoopConf, after unboundServer, makes Unbound forward every name
+// to skydns at 127.0.0.1@%[1]d, which forwards names of a stub domain to
+// it: a forwarding loop, like a node's resolv.conf pointing back at
+// cluster DNS.
+const unboundLoopConf = `	do-not-query-localhost: no
 	module-config: "iterator"
 forward-zone:
 	name: "."
-	forward-addr: 127.0.0.1@%[2]d
+	forward-addr: 127.0.0.1@%[1]d
 remote-control:
 	control-enable: no
 `
@@ -52,7 +40,7 @@ func startUnboundForwardingTo(t *testing.T, target int) string {
 	dir := t.TempDir()
 	port := harness.FreePort(t)
 	conf := filepath.Join(dir, "unbound.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, unboundLoopConf, port, target, dir), 0o600); err != nil {
+	if err := os.WriteFile(conf, fmt.Appendf([]byte(unboundServer(port, dir)), unboundLoopConf, target), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-d", "-c", conf)

@@ -14,25 +14,32 @@ import (
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
-// unboundDoTConf serves the name dotLocalName over DNS over TLS only on
-// 127.0.0.1 and refuses every other name, so nothing is ever sent
-// beyond the loopback.
-const unboundDoTConf = `server:
-	interface: 127.0.0.1@%[1]d
-	tls-port: %[1]d
-	tls-service-key: %[2]q
-	tls-service-pem: %[3]q
+// unboundServer is the start of the server clause every test's Unbound
+// shares: in the foreground on 127.0.0.1@port, files in dir, loopback
+// clients only.
+func unboundServer(port int, dir string) string {
+	return fmt.Sprintf(`server:
+	interface: 127.0.0.1@%d
 	do-ip6: no
 	do-daemonize: no
 	username: ""
 	chroot: ""
-	directory: %[4]q
+	directory: %q
 	pidfile: ""
 	use-syslog: no
 	logfile: ""
 	verbosity: 1
 	num-threads: 1
 	access-control: 127.0.0.0/8 allow
+`, port, dir)
+}
+
+// unboundDoTConf, after unboundServer, serves the name dotLocalName over
+// DNS over TLS only on 127.0.0.1 and refuses every other name, so nothing
+// is ever sent beyond the loopback.
+const unboundDoTConf = `	tls-port: %[1]d
+	tls-service-key: %[2]q
+	tls-service-pem: %[3]q
 	local-zone: "." refuse
 	local-zone: "dot.example." static
 	local-data: "www.dot.example. 300 IN A 192.0.2.53"
@@ -52,7 +59,7 @@ func startUnboundDoT(t *testing.T, certFile, keyFile string) string {
 	dir := t.TempDir()
 	port := harness.FreePort(t)
 	conf := filepath.Join(dir, "unbound.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, unboundDoTConf, port, keyFile, certFile, dir), 0o600); err != nil {
+	if err := os.WriteFile(conf, fmt.Appendf([]byte(unboundServer(port, dir)), unboundDoTConf, port, keyFile, certFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-d", "-c", conf)
