@@ -71,8 +71,8 @@ func (t *translator) kubernetes(s server, u use) {
 			return
 		}
 	}
-	t.use(u.at(), "kube2sky writes the Services' records of "+t.cluster+" into etcd and skydns answers them, and their PTRs",
-		sky("zone", t.cluster), k2s("zone", strings.TrimSuffix(t.cluster, ".")))
+	t.use(u.at(), "kube2sky writes the Services' records of "+t.cluster+" into etcd and skydns answers them, and their PTRs, SRV with priority 0 as CoreDNS",
+		sky("zone", t.cluster), sky("priority", "0"), k2s("zone", strings.TrimSuffix(t.cluster, ".")))
 	for _, o := range u.options {
 		t.seen["kubernetes "+o.name] = true
 		t.kubernetesOption(o)

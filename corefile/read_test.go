@@ -208,12 +208,12 @@ func TestCoreDNSDefaultsAreSetWhereTheCorefileIsSilent(t *testing.T) {
 	if err != nil || p.Err() != nil {
 		t.Fatal(err, p.Err())
 	}
-	want := []string{"--zone=cluster.local.", "--rotate=false", "--cache-size=0", "--allow-recursion=", "--ttl=5", "--reverse-fallthrough=false"}
+	want := []string{"--zone=cluster.local.", "--priority=0", "--rotate=false", "--cache-size=0", "--allow-recursion=", "--ttl=5", "--reverse-fallthrough=false"}
 	if got := p.Flags("skydns"); !slices.Equal(got, want) {
 		t.Fatalf("skydns flags %q, want %q", got, want)
 	}
 	for _, s := range p.Settings {
-		if s.Flag != "zone" && s.Line != 0 {
+		if s.Flag != "zone" && s.Flag != "priority" && s.Line != 0 { // the kubernetes line's
 			t.Errorf("%s: line %d, want 0 (CoreDNS's default)", s.Arg(), s.Line)
 		}
 	}

@@ -66,6 +66,9 @@ type Config struct {
 	ClustersetTTL uint32
 	// TTL is the TTL of records that carry none.
 	TTL uint32
+	// Priority is the SRV priority and MX preference of records that
+	// carry none (resolver.DefaultPriority; CoreDNS's kubernetes plugin 0).
+	Priority uint16
 	// MaxTTL caps every TTL served, in seconds: records' from etcd, the
 	// SOA's and negative answers', and upstream answers' (also how long
 	// the forwarder caches them). See resolver.DefaultMaxTTL for why an hour.
@@ -197,6 +200,7 @@ func DefaultConfig() Config {
 		TTL:                30,
 		ClustersetTTL:      5,
 		MaxTTL:             resolver.DefaultMaxTTL,
+		Priority:           resolver.DefaultPriority,
 		PodRecords:         string(resolver.PodsDisabled),
 		Rotate:             true,
 		ReverseFallthrough: true,
@@ -234,6 +238,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Zones, "zone", c.Zones, "zone to answer for, repeatable (in-addr.arpa. and ip6.arpa. are always answered)")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the SkyDNS records")
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
+	fs.Uint16Var(&c.Priority, "priority", c.Priority, "SRV priority and MX preference of records that set none (CoreDNS's kubernetes plugin answers 0)")
 	fs.StringVar(&c.ClustersetPrefix, "clusterset-prefix", c.ClustersetPrefix, "etcd key prefix of the Multi-Cluster Services exports (e.g. /clusterset): answer clusterset.local from them (empty: not answered)")
 	fs.Uint32Var(&c.ClustersetTTL, "clusterset-ttl", c.ClustersetTTL, "TTL in seconds of the clusterset.local records")
 	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
@@ -294,7 +299,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
 		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),
 		slog.String("node-local-peers", c.NodeLocal.PeerDir),
-		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL), slog.Int("max-ttl", c.MaxTTL),
+		slog.Any("zone", c.Zones), slog.String("prefix", c.Prefix), slog.Any("ttl", c.TTL), slog.Any("priority", c.Priority), slog.Int("max-ttl", c.MaxTTL),
 		slog.String("pod-records", c.PodRecords), slog.Any("ns-addrs", c.NSAddrs), slog.Bool("rotate", c.Rotate), slog.Bool("autopath", c.Autopath),
 		slog.String("log-level", c.LogLevel), slog.String("log-format", c.LogFormat),
 		slog.String("log-queries", c.LogQueries), slog.Float64("log-queries-sample", c.LogQueriesSample),
@@ -349,6 +354,6 @@ func (c Config) nsAddrs() []netip.Addr {
 func (c Config) resolverConfig() resolver.Config {
 	nsAddrs := c.nsAddrs()
 	hostname, _ := os.Hostname() // a pod's name in a cluster; "" leaves hostname.bind. REFUSED
-	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, MaxTTL: uint32(c.MaxTTL), Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
+	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Priority: &c.Priority, MaxTTL: uint32(c.MaxTTL), Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
 		Version: "kubesky skydns " + version.Version, Hostname: hostname}
 }

@@ -247,13 +247,6 @@ func parseAnswers(out string) map[string]string {
 			if len(f) >= 5 && f[2] == "in" { // name ttl class type rdata: the TTL left out
 				f = append(f[:1], f[2:]...)
 			}
-			if len(f) == 7 && f[2] == "srv" {
-				// The one deliberate difference (docs/migrate.md): skydns gives
-				// the priority of the Kubernetes DNS specification and kube-dns,
-				// 10, CoreDNS 0; a name's records share it, so clients order
-				// them alike.
-				f[3] = "<priority>"
-			}
 			records = append(records, strings.Join(f, " "))
 		}
 	}

@@ -38,6 +38,10 @@ type Config struct {
 	// TTL is the TTL of records that carry none, of the SOA and of negative
 	// answers (default DefaultTTL).
 	TTL uint32
+	// Priority is the SRV priority and MX preference of records that carry
+	// none (nil: DefaultPriority, as SkyDNS, kube-dns and the Kubernetes
+	// DNS specification; CoreDNS's kubernetes plugin answers 0).
+	Priority *uint16
 	// MaxTTL caps every TTL served, records', the SOA's and negative
 	// answers' alike (default DefaultMaxTTL).
 	MaxTTL uint32
@@ -58,15 +62,16 @@ type Config struct {
 // Resolver answers questions for its zones. It holds only its
 // configuration and is safe for concurrent use.
 type Resolver struct {
-	zones    []*zone // longest first
-	prefix   string
-	ttl      uint32 // at most maxTTL
-	maxTTL   uint32
-	pods     PodMode
-	podZone  string // "pod.<first zone>", "" when the first zone is a reverse zone
-	nsAddrs  []netip.Addr
-	version  string // version.bind. CH TXT
-	hostname string // hostname.bind. and id.server. CH TXT
+	zones           []*zone // longest first
+	prefix          string
+	ttl             uint32 // at most maxTTL
+	defaultPriority uint16 // of records that carry none
+	maxTTL          uint32
+	pods            PodMode
+	podZone         string // "pod.<first zone>", "" when the first zone is a reverse zone
+	nsAddrs         []netip.Addr
+	version         string // version.bind. CH TXT
+	hostname        string // hostname.bind. and id.server. CH TXT
 }
 
 // zone is one served zone and the names derived from it.
@@ -93,6 +98,10 @@ func New(cfg Config) (*Resolver, error) {
 		r.maxTTL = DefaultMaxTTL
 	}
 	r.ttl = min(r.ttl, r.maxTTL)
+	r.defaultPriority = DefaultPriority
+	if cfg.Priority != nil {
+		r.defaultPriority = *cfg.Priority
+	}
 	zones, err := newZones(cfg.Zones)
 	if err != nil {
 		return nil, err

@@ -9,9 +9,9 @@ import (
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
-// defaultPriority is the SRV priority and MX preference of records that
-// carry none, as SkyDNS and CoreDNS use.
-const defaultPriority = 10
+// DefaultPriority is the SRV priority and MX preference of records that
+// carry none, as SkyDNS and CoreDNS's etcd plugin use.
+const DefaultPriority = 10
 
 // srv answers an SRV question: one record per record at or below the name
 // that has a host, once per (target, port, priority). Weights are
@@ -28,17 +28,17 @@ func (res *resolution) srv() (answer, extra []dns.RR) {
 		if isText(e) {
 			continue
 		}
-		target, port := res.target(e), uint16(e.Record.Port)
-		if g.want(e, target, port, priority(e)) {
-			picks = append(picks, srvPick{e: e, target: target, port: port})
+		target, port, prio := res.target(e), uint16(e.Record.Port), res.r.priority(e)
+		if g.want(e, target, port, prio) {
+			picks = append(picks, srvPick{e: e, target: target, port: port, priority: prio})
 		}
 	}
 	totals := weightTotals(picks)
-	slices.SortStableFunc(picks, func(x, y srvPick) int { return cmp.Compare(priority(x.e), priority(y.e)) }) // runs to rotate (see Rotate)
+	slices.SortStableFunc(picks, func(x, y srvPick) int { return cmp.Compare(x.priority, y.priority) }) // runs to rotate (see Rotate)
 	for _, p := range picks {
 		answer = append(answer, &dns.SRV{
 			Hdr:      res.hdr(res.q.Name, dns.TypeSRV, res.ttl(p.e)),
-			Priority: priority(p.e), Weight: totals.weight(p.e), Port: p.port, Target: p.target,
+			Priority: p.priority, Weight: totals.weight(p), Port: p.port, Target: p.target,
 		})
 	}
 	return answer, g.extra
@@ -46,9 +46,10 @@ func (res *resolution) srv() (answer, extra []dns.RR) {
 
 // srvPick is a record that answers an SRV question, and its target.
 type srvPick struct {
-	e      *snapshot.Entry
-	target string
-	port   uint16
+	e        *snapshot.Entry
+	target   string
+	port     uint16
+	priority uint16
 }
 
 // mx answers an MX question from the records with "mail": true; the
@@ -62,7 +63,7 @@ func (res *resolution) mx() (answer, extra []dns.RR) {
 		if !e.Record.Mail || isText(e) {
 			continue
 		}
-		target, pref := res.target(e), priority(e)
+		target, pref := res.target(e), res.r.priority(e)
 		if g.want(e, target, pref, pref) {
 			answer = append(answer, &dns.MX{Hdr: res.hdr(res.q.Name, dns.TypeMX, res.ttl(e)), Preference: pref, Mx: target})
 		}
@@ -80,9 +81,11 @@ func (res *resolution) target(e *snapshot.Entry) string {
 	return targetStrip(e.Record.Host, e.Record.TargetStrip)
 }
 
-func priority(e *snapshot.Entry) uint16 {
+// priority is e's SRV priority or MX preference: its own, else the
+// configured default.
+func (r *Resolver) priority(e *snapshot.Entry) uint16 {
 	if e.Record.Priority == 0 {
-		return defaultPriority
+		return r.defaultPriority
 	}
 	return uint16(e.Record.Priority)
 }
@@ -104,7 +107,7 @@ type priorityTotals []struct {
 func weightTotals(picks []srvPick) priorityTotals {
 	var t priorityTotals
 	for _, p := range picks {
-		t = t.add(priority(p.e), rawWeight(p.e))
+		t = t.add(p.priority, rawWeight(p.e))
 	}
 	return t
 }
@@ -124,11 +127,10 @@ func (t priorityTotals) add(p uint16, w int) priorityTotals {
 
 // weight is SkyDNS's SRV weight: the record's share, in percent rounded
 // down, of the raw weights of its priority; at least 1.
-func (t priorityTotals) weight(e *snapshot.Entry) uint16 {
-	p := priority(e)
+func (t priorityTotals) weight(p srvPick) uint16 {
 	for _, pt := range t {
-		if pt.priority == p {
-			return uint16(max(1, 100*rawWeight(e)/pt.total))
+		if pt.priority == p.priority {
+			return uint16(max(1, 100*rawWeight(p.e)/pt.total))
 		}
 	}
 	return 1

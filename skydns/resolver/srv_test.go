@@ -5,6 +5,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot/snapshottest"
 )
 
@@ -138,6 +139,35 @@ func TestDuplicatesAnswerOnce(t *testing.T) {
 		{
 			name: "the same address in two subtrees answers once", qname: "dupaddr.cluster.local.", qtype: dns.TypeA,
 			answer: []string{"dupaddr.cluster.local. 30 IN A 10.0.0.1", "dupaddr.cluster.local. 30 IN A 10.0.0.2"},
+		},
+	})
+}
+
+// TestSRVPriorityConfigured: a configured default priority (CoreDNS's
+// kubernetes plugin answers 0) replaces 10 on records without one; a
+// record's own priority stays, and weights are shared per priority alike.
+func TestSRVPriorityConfigured(t *testing.T) {
+	zero := uint16(0)
+	r, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}, Priority: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, r, clusterSnapshot(t), []testCase{
+		{
+			name: "a named port", qname: "_http._tcp.web.default.svc.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{"_http._tcp.web.default.svc.cluster.local. 30 IN SRV 0 100 80 web.default.svc.cluster.local."},
+			extra:  []string{"web.default.svc.cluster.local. 30 IN A 10.96.0.1", "web.default.svc.cluster.local. 30 IN AAAA fd00:10:96::1"},
+		},
+		{
+			name: "records with their own priority keep it", qname: "weights.cluster.local.", qtype: dns.TypeSRV,
+			answer: []string{
+				"weights.cluster.local. 30 IN SRV 0 33 1 a.example.net.",
+				"weights.cluster.local. 30 IN SRV 0 16 2 b.example.net.",
+				"weights.cluster.local. 30 IN SRV 0 50 3 c.example.net.",
+				"weights.cluster.local. 30 IN SRV 20 100 4 d.example.net.",
+				"weights.cluster.local. 30 IN SRV 30 1 5 e.example.net.",
+				"weights.cluster.local. 30 IN SRV 30 99 6 f.example.net.",
+			},
 		},
 	})
 }
