@@ -24,6 +24,11 @@ func Key(prefix, name string) string {
 	return b.String()
 }
 
+// ApexName is the name whose key holds a zone apex's own records, as
+// skydns answers them: "apex.dns.<zone>". The zone's key itself is the
+// whole zone's subtree.
+func ApexName(zone string) string { return "apex.dns." + zone }
+
 // Name returns the fully qualified DNS name a key under prefix stands for;
 // it is Key's inverse. A key outside prefix returns "" and false.
 func Name(prefix, key string) (string, bool) {

@@ -119,7 +119,7 @@ func hostNames(names []string, domain string) string {
 			return "kube2sky serves no wildcard host names: " + n
 		case !contract.ValidDomain(name):
 			return n + " is not a host name (letters, digits, hyphens and dots)"
-		case !strings.HasSuffix(name+".", "."+domain):
+		case name+"." != domain && !strings.HasSuffix(name+".", "."+domain):
 			return n + " is not under " + domain + ", the one domain kube2sky serves host entries under"
 		}
 	}

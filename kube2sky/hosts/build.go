@@ -62,7 +62,7 @@ func (b *builder) add(l Line) string {
 	}
 	host := l.Addr.String()
 	for _, fqdn := range fqdns {
-		b.put(contract.Key(b.cfg.Prefix, fqdn)+"/"+records.HashLabel(host, 0), host)
+		b.put(contract.Key(b.cfg.Prefix, b.storeName(fqdn))+"/"+records.HashLabel(host, 0), host)
 	}
 	if !b.ptrs[l.Addr] {
 		b.ptrs[l.Addr] = true
@@ -75,10 +75,26 @@ func (b *builder) put(key, host string) {
 	b.entries[key] = records.Entry{Key: key, Record: contract.Record{Host: host, TTL: b.cfg.TTL, Owner: b.cfg.Owner}}
 }
 
+// storeName is the name whose key holds fqdn's records: ExtraDomain's
+// apex (a zone skydns serves) keeps them apart from the zone's subtree.
+func (b *builder) storeName(fqdn string) string {
+	if b.isExtraApex(strings.TrimSuffix(fqdn, ".")) {
+		return contract.ApexName(fqdn)
+	}
+	return fqdn
+}
+
+func (b *builder) isExtraApex(name string) bool {
+	return b.cfg.ExtraDomain != "" && name == strings.TrimSuffix(b.cfg.ExtraDomain, ".")
+}
+
 // fqdns returns the names a hosts-file name stands for: under Domain and,
 // if set, under ExtraDomain (last). A name already ending in one of them is
-// taken relative to it.
+// taken relative to it; ExtraDomain itself is a name only there.
 func (b *builder) fqdns(name string) ([]string, string) {
+	if b.isExtraApex(name) {
+		return []string{name + "."}, ""
+	}
 	rel := name
 	for _, d := range []string{b.cfg.ExtraDomain, b.cfg.Domain} {
 		d = strings.TrimSuffix(d, ".")

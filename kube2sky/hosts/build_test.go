@@ -88,17 +88,19 @@ func TestRecords(t *testing.T) {
 			cfg:  withExtra,
 			data: map[string]string{
 				"a": "10.0.0.1 good\nnot-an-ip bad\n",
-				"b": "10.0.0.2 example.corp\n10.0.0.3 " + strings.Repeat("x", 60) + "." + strings.Repeat("y", 60) + "." + strings.Repeat("z", 60) + "." + strings.Repeat("w", 60) + "\n",
+				"b": "10.0.0.2 example.corp\n10.0.0.3 " + strings.Repeat("x", 60) + "." + strings.Repeat("y", 60) + "." + strings.Repeat("z", 60) + "." + strings.Repeat("w", 60) + "\n10.0.0.4 hosts.cluster.local\n",
 			},
 			want: []string{
 				"/skydns/arpa/in-addr/10/0/0/1 good.example.corp.",
 				"/skydns/corp/example/good/" + h("10.0.0.1") + " 10.0.0.1",
 				"/skydns/local/cluster/hosts/good/" + h("10.0.0.1") + " 10.0.0.1",
+				"/skydns/arpa/in-addr/10/0/0/2 example.corp.",
+				"/skydns/corp/example/dns/apex/" + h("10.0.0.2") + " 10.0.0.2", // the apex's own records, not the zone's subtree
 			},
 			problems: []string{
 				`data[a] line 2 "not-an-ip bad": "not-an-ip" is not an IP address`,
-				`data[b] line 1 "10.0.0.2 example.corp": names the domain itself, not a host in it`,
 				`data[b] line 2`,
+				`data[b] line 3 "10.0.0.4 hosts.cluster.local": names the domain itself, not a host in it`,
 			},
 		},
 		{name: "no data, no records", cfg: zoneOnly, data: nil},

@@ -145,7 +145,7 @@ func newZone(name string) (*zone, error) {
 		name:    fqdn,
 		mname:   "ns.dns." + fqdn,
 		rname:   "hostmaster." + fqdn,
-		apex:    "apex.dns." + fqdn,
+		apex:    contract.ApexName(fqdn),
 		ns:      "ns.dns." + fqdn,
 		reverse: fqdn == ReverseZone4 || fqdn == ReverseZone6,
 	}, nil
