@@ -32,20 +32,32 @@ func TestTheDaemonsAcceptTheTranslatedFlags(t *testing.T) {
 			}
 			sky := skydns.DefaultConfig()
 			sky.Forward.Upstreams = []string{"192.0.2.53"} // not this machine's resolv.conf
-			if args := plan.Flags("skydns"); !parses(t, sky.AddFlags, args) {
+			if !parses(t, sky.AddFlags, arguments(plan, "skydns")) {
 				return
 			}
 			if err := sky.Validate(); err != nil {
 				t.Errorf("skydns %q: %v", plan.Flags("skydns"), err)
 			}
 			k2s := kube2sky.DefaultConfig()
-			if parses(t, k2s.AddFlags, plan.Flags("kube2sky")) {
+			if parses(t, k2s.AddFlags, arguments(plan, "kube2sky")) {
 				if err := k2s.Validate(); err != nil {
 					t.Errorf("kube2sky %q: %v", plan.Flags("kube2sky"), err)
 				}
 			}
 		})
 	}
+}
+
+// arguments are the daemon's settings as a process receives them: Flags
+// quotes them for a shell.
+func arguments(plan *corefile.Plan, daemon string) []string {
+	var out []string
+	for _, s := range plan.Settings {
+		if s.Daemon == daemon {
+			out = append(out, "--"+s.Flag+"="+s.Value)
+		}
+	}
+	return out
 }
 
 func parses(t *testing.T, addFlags func(*pflag.FlagSet), args []string) bool {
