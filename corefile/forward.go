@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,8 +47,9 @@ func (t *translator) forward(s server, u use) {
 		t.ignoreOptions(u, "skydns answers these zones itself: nothing is forwarded")
 		return
 	}
+	root := slices.Contains(domains, ".")
 	for _, o := range u.options {
-		t.forwardOption(o)
+		t.forwardOption(o, root)
 	}
 }
 
@@ -160,7 +162,6 @@ var forwardIgnored = map[string]string{
 // forwardRefused are forward options kubesky lacks, with why.
 var forwardRefused = map[string]string{
 	"except":                           "skydns forwards every name outside its zones",
-	"force_tcp":                        "skydns asks upstreams over UDP, and over TCP only after a truncated answer",
 	"max_fails":                        "skydns marks an upstream down at its first failure",
 	"next":                             "skydns returns the upstream's answer, whatever its rcode",
 	"next_on_nodata":                   "skydns returns the upstream's answer, whatever its rcode",
@@ -170,7 +171,7 @@ var forwardRefused = map[string]string{
 	"max_connect_attempts":             "skydns bounds a query by --forward-deadline, not by attempts",
 }
 
-func (t *translator) forwardOption(o option) {
+func (t *translator) forwardOption(o option, root bool) {
 	a := o.at("forward")
 	if t.listed(a, o.name, forwardIgnored, forwardRefused) {
 		return
@@ -182,6 +183,8 @@ func (t *translator) forwardOption(o option) {
 		t.policy(a, o.args)
 	case "health_check":
 		t.healthCheck(a, o.args)
+	case "force_tcp":
+		t.forceTCP(a, root)
 	case "prefer_udp":
 		t.use(a, "skydns always asks over UDP first, then over TCP after a truncated answer")
 	case "tls_servername":
@@ -193,6 +196,16 @@ func (t *translator) forwardOption(o option) {
 	default:
 		t.unknownOption("forward", o)
 	}
+}
+
+// forceTCP is force_tcp: skydns's --forward-tcp is one setting for every
+// upstream, so it is taken from the root's forward only.
+func (t *translator) forceTCP(a at, root bool) {
+	if !root {
+		t.refuse(a, "skydns asks every plain upstream alike: force_tcp in the forward of . only")
+		return
+	}
+	t.use(a, "plain DNS upstreams are asked over TCP only", sky(forward.FlagForwardTCP, "true"))
 }
 
 func (t *translator) maxConcurrent(a at, args []string) {

@@ -24,6 +24,7 @@ const (
 	FlagCachePrefetchPct    = "cache-prefetch-percent"
 	FlagMaxConcurrent       = "forward-max-concurrent"
 	FlagHealthCheck         = "forward-health-check"
+	FlagForwardTCP          = "forward-tcp"
 )
 
 // DefaultAllowRecursion are the clients that get recursion unless
@@ -81,6 +82,9 @@ type Config struct {
 	// answers again; 0 turns probing off (a failed upstream is then held
 	// for ten seconds only).
 	HealthCheck time.Duration
+	// ForceTCP asks plain DNS upstreams over TCP only, as CoreDNS's
+	// force_tcp; false: over UDP, and over TCP after a truncated reply.
+	ForceTCP bool
 	// UpstreamTLSCA is a PEM file of the CAs that DNS over TLS upstreams'
 	// certificates are verified against; empty: the system's roots.
 	UpstreamTLSCA string
@@ -132,6 +136,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 		"queries in flight to one upstream at most; more go to the next upstream, or get SERVFAIL; 0 means no limit")
 	fs.DurationVar(&c.HealthCheck, FlagHealthCheck, c.HealthCheck,
 		"how often an upstream that failed is probed until it answers again; 0 disables probing")
+	fs.BoolVar(&c.ForceTCP, FlagForwardTCP, c.ForceTCP,
+		"ask plain DNS upstreams over TCP only (false: over UDP, then over TCP after a truncated reply)")
 	fs.StringVar(&c.UpstreamTLSCA, FlagUpstreamTLSCA, c.UpstreamTLSCA,
 		"PEM file of the CAs that tls:// upstreams' certificates are verified against (default: the system's roots)")
 }

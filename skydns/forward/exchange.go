@@ -52,11 +52,16 @@ func (f *Forwarder) exchange(ctx context.Context, addr string, base *dns.Msg) (*
 }
 
 // exchangeOnce asks addr for base over UDP, then over TCP if the reply is
-// truncated, and returns the reply with the name in base's case.
+// truncated (over TCP only with forceTCP), and returns the reply with the
+// name in base's case.
 func (f *Forwarder) exchangeOnce(ctx context.Context, addr string, base *dns.Msg) (*dns.Msg, error) {
 	p := f.peers.get(addr)
-	r, q, err := f.askUDP(ctx, addr, base, p)
-	if err == nil && r.Truncated {
+	var r, q *dns.Msg
+	var err error
+	if f.forceTCP {
+		q = prepare(base, p, false, f.now())
+		r, err = f.askTCP(ctx, addr, q, p)
+	} else if r, q, err = f.askUDP(ctx, addr, base, p); err == nil && r.Truncated {
 		f.metrics.tcpRetries.Inc()
 		r, err = f.askTCP(ctx, addr, q, p)
 	}

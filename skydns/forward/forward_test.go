@@ -61,6 +61,26 @@ func TestTruncatedReplyIsAskedAgainOverTCP(t *testing.T) {
 	}
 }
 
+// TestForceTCPAsksOverTCPOnly: CoreDNS's force_tcp (--forward-tcp). The
+// upstream drops UDP queries, so an answer proves TCP was asked first.
+func TestForceTCPAsksOverTCPOnly(t *testing.T) {
+	up := startUpstream(t, func(req *dns.Msg, tcp bool) *dns.Msg {
+		if !tcp {
+			return nil
+		}
+		return answerA("192.0.2.21", 60)(req, tcp)
+	})
+	cfg := testConfig(up.addr)
+	cfg.ForceTCP = true
+	f, _, _ := testForwarder(t, cfg)
+
+	wantA(t, ask(t, f, "tcp.example.org.", dns.TypeA), "192.0.2.21", 60)
+	wantA(t, ask(t, f, "TCP2.example.org.", dns.TypeA), "192.0.2.21", 60)
+	if up.udp.Load() != 0 || up.tcp.Load() != 2 {
+		t.Errorf("upstream saw %d UDP and %d TCP queries, want 0 and 2", up.udp.Load(), up.tcp.Load())
+	}
+}
+
 func TestRotation(t *testing.T) {
 	t.Run("a black-holed upstream is passed over within the deadline and then tried last", func(t *testing.T) {
 		hole, good := blackHole(t), startUpstream(t, answerA("192.0.2.30", 60))

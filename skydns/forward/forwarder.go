@@ -44,6 +44,7 @@ type Forwarder struct {
 	loopKick  chan struct{} // asks the loop checks to look at once
 
 	healthCheck  time.Duration // probe interval of failed upstreams; 0: none
+	forceTCP     bool          // plain DNS upstreams asked over TCP only
 	prefetchHits int64         // hits that earn an entry a prefetch; 0: none
 	prefetchPct  int           // the last part of a TTL, in percent, to prefetch in
 	ctx          context.Context
@@ -99,6 +100,7 @@ func newForwarder(cfg Config, reg prometheus.Registerer, logger *slog.Logger, no
 		loopKick: make(chan struct{}, 1),
 
 		healthCheck:  cfg.HealthCheck,
+		forceTCP:     cfg.ForceTCP,
 		prefetchHits: int64(cfg.CachePrefetch),
 		prefetchPct:  cfg.CachePrefetchPercent,
 	}
