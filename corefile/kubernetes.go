@@ -91,14 +91,13 @@ var kubernetesIgnored = map[string]string{
 
 // kubernetesRefused are the kubernetes plugin's options kubesky lacks.
 var kubernetesRefused = map[string]string{
-	"namespaces":         "kube2sky writes the Services of every namespace",
-	"labels":             "kube2sky writes every Service, whatever its labels",
-	"namespace_labels":   "kube2sky writes the Services of every namespace",
-	"endpoint_pod_names": "kube2sky names an endpoint without a hostname by its dashed IP, not its pod's name",
-	"ignore":             "kubesky answers a ClusterIP Service without ready endpoints with its cluster IP",
-	"noendpoints":        "kube2sky writes the endpoints of headless Services",
-	"multicluster":       "not read from a Corefile",
-	"apex":               "skydns's apex NS is ns.dns.<zone>",
+	"namespaces":       "kube2sky writes the Services of every namespace",
+	"labels":           "kube2sky writes every Service, whatever its labels",
+	"namespace_labels": "kube2sky writes the Services of every namespace",
+	"ignore":           "kubesky answers a ClusterIP Service without ready endpoints with its cluster IP",
+	"noendpoints":      "kube2sky writes the endpoints of headless Services",
+	"multicluster":     "not read from a Corefile",
+	"apex":             "skydns's apex NS is ns.dns.<zone>",
 }
 
 func (t *translator) kubernetesOption(o option) {
@@ -113,6 +112,8 @@ func (t *translator) kubernetesOption(o option) {
 		t.kubernetesTTL(a, o.args)
 	case "fallthrough":
 		t.kubernetesFallthrough(a, o.args)
+	case "endpoint_pod_names":
+		t.use(a, "a headless Service's endpoint without a hostname is named by its pod", k2s("endpoint-pod-names", "true"))
 	default:
 		t.unknownOption("kubernetes", o)
 	}

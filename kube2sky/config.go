@@ -232,7 +232,11 @@ func (c Config) owner() string {
 
 // zone returns the records zone of this configuration.
 func (c Config) zone() records.Zone {
-	return records.NewZone(c.Zone, c.Prefix, c.TTL, c.owner())
+	z := records.NewZone(c.Zone, c.Prefix, c.TTL, c.owner())
+	if c.EndpointPodNames {
+		z = z.WithEndpointPodNames()
+	}
+	return z
 }
 
 // electionPrefix returns the key prefix replicas campaign under.

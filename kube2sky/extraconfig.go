@@ -35,6 +35,9 @@ type ExtraRecords struct {
 	// format (stubDomains, upstreamNameservers) written as skydns's stub
 	// domains and upstreams; "" for none.
 	KubeDNSConfigMap string
+	// EndpointPodNames names a headless Service's endpoint without a
+	// hostname by its pod's name rather than by its dashed address.
+	EndpointPodNames bool
 	// DNSService is the "namespace/name" of the Service pods send DNS to;
 	// its cluster IPs are written as the zone's name servers (dns/ns/nsN),
 	// the addresses of the apex NS names. "" writes none.
@@ -42,6 +45,7 @@ type ExtraRecords struct {
 }
 
 func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&e.EndpointPodNames, "endpoint-pod-names", e.EndpointPodNames, "name a headless Service's endpoint without a hostname by its pod's name, where that is a DNS label, not by its dashed address (CoreDNS's endpoint_pod_names)")
 	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
 	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
 	fs.StringVar(&e.KubeDNSConfigMap, "kube-dns-configmap", e.KubeDNSConfigMap, "namespace/name of a ConfigMap in kube-dns's format (stubDomains, upstreamNameservers; usually kube-system/kube-dns) written as skydns's stub domains and upstreams (live)")

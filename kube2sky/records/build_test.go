@@ -271,6 +271,32 @@ func TestBuild(t *testing.T) {
 	runBuildCases(t, testZone, buildCases)
 }
 
+// With endpoint pod names (CoreDNS's endpoint_pod_names), an endpoint
+// without a hostname is named by its pod; a hostname still wins, and a pod
+// name that is no DNS label (or none) leaves the dashed address.
+func TestBuildWithEndpointPodNames(t *testing.T) {
+	runBuildCases(t, testZone.WithEndpointPodNames(), []buildCase{{
+		name: "endpoints named by hostname, pod name, or dashed address",
+		svc:  headlessService("db"),
+		slices: []EndpointSlice{slice("db", "db-a", "IPv4", nil,
+			Endpoint{Addresses: []string{"10.244.1.7"}, Hostname: "db-0", PodName: "", Ready: true},
+			Endpoint{Addresses: []string{"10.244.2.9"}, PodName: "db-7f9c", Ready: true},
+			Endpoint{Addresses: []string{"10.244.3.3"}, PodName: "a.b", Ready: true},
+			Endpoint{Addresses: []string{"10.244.4.4"}, Ready: true},
+		)},
+		want: []string{
+			"arpa/in-addr/10/244/1/7 db-0.db.default.svc.cluster.local.",
+			"arpa/in-addr/10/244/2/9 db-7f9c.db.default.svc.cluster.local.",
+			"arpa/in-addr/10/244/3/3 10-244-3-3.db.default.svc.cluster.local.",
+			"arpa/in-addr/10/244/4/4 10-244-4-4.db.default.svc.cluster.local.",
+			"svc/default/db/db-0 10.244.1.7",
+			"svc/default/db/db-7f9c 10.244.2.9",
+			"svc/default/db/10-244-3-3 10.244.3.3",
+			"svc/default/db/10-244-4-4 10.244.4.4",
+		},
+	}})
+}
+
 // runBuildCases runs each case through Build in zone z.
 func runBuildCases(t *testing.T, z Zone, cases []buildCase) {
 	t.Helper()

@@ -35,6 +35,16 @@ func ServiceFrom(s *corev1.Service) Service {
 // An endpoint whose ready condition is unset counts as ready, as the API
 // documents.
 func EndpointSliceFrom(s *discoveryv1.EndpointSlice) EndpointSlice {
+	return endpointSliceFrom(s, false)
+}
+
+// EndpointSliceWithPodNamesFrom is EndpointSliceFrom keeping each
+// endpoint's target name (PodName), for Zone.EndpointPodNames.
+func EndpointSliceWithPodNamesFrom(s *discoveryv1.EndpointSlice) EndpointSlice {
+	return endpointSliceFrom(s, true)
+}
+
+func endpointSliceFrom(s *discoveryv1.EndpointSlice, podNames bool) EndpointSlice {
 	out := EndpointSlice{
 		Namespace:   s.Namespace,
 		Name:        s.Name,
@@ -51,7 +61,7 @@ func EndpointSliceFrom(s *discoveryv1.EndpointSlice) EndpointSlice {
 	if len(s.Endpoints) > 0 {
 		out.Endpoints = make([]Endpoint, len(s.Endpoints))
 		for i := range s.Endpoints {
-			out.Endpoints[i] = endpointFrom(&s.Endpoints[i])
+			out.Endpoints[i] = endpointFrom(&s.Endpoints[i], podNames)
 		}
 	}
 	return out
@@ -71,10 +81,13 @@ func slicePortFrom(p discoveryv1.EndpointPort) Port {
 	return out
 }
 
-func endpointFrom(e *discoveryv1.Endpoint) Endpoint {
+func endpointFrom(e *discoveryv1.Endpoint, podName bool) Endpoint {
 	out := Endpoint{Addresses: e.Addresses, Ready: e.Conditions.Ready == nil || *e.Conditions.Ready}
 	if e.Hostname != nil {
 		out.Hostname = *e.Hostname
+	}
+	if podName && out.Hostname == "" && e.TargetRef != nil {
+		out.PodName = e.TargetRef.Name
 	}
 	return out
 }

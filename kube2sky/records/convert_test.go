@@ -75,6 +75,26 @@ func TestEndpointSliceFromKeepsWhatDNSNeeds(t *testing.T) {
 	}
 }
 
+// Pod names are kept only when asked for, and only for endpoints without a
+// hostname: the informer's cache holds no string it does not need.
+func TestEndpointSliceWithPodNamesFromKeepsThePodOfAnEndpointWithoutHostname(t *testing.T) {
+	in := &discoveryv1.EndpointSlice{
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{
+			{Addresses: []string{"10.244.1.7"}, Hostname: ptr.To("db-0"), TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "db-0"}},
+			{Addresses: []string{"10.244.1.8"}, TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "db-7f9c"}},
+			{Addresses: []string{"10.244.1.9"}},
+		},
+	}
+	if got := EndpointSliceFrom(in).Endpoints[1].PodName; got != "" {
+		t.Errorf("EndpointSliceFrom kept the pod name %q", got)
+	}
+	got := EndpointSliceWithPodNamesFrom(in).Endpoints
+	if got[0].PodName != "" || got[1].PodName != "db-7f9c" || got[2].PodName != "" {
+		t.Errorf("pod names %q, %q, %q; want \"\", db-7f9c, \"\"", got[0].PodName, got[1].PodName, got[2].PodName)
+	}
+}
+
 func TestEndpointSliceFromIgnoresAMalformedTriggerTime(t *testing.T) {
 	in := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{corev1.EndpointsLastChangeTriggerTime: "yesterday"}}}
 	got := EndpointSliceFrom(in)

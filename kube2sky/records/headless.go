@@ -3,6 +3,7 @@ package records
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/kubesky/kubesky/contract"
 )
@@ -57,10 +58,7 @@ func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
 		if !ok {
 			continue
 		}
-		label := e.Hostname
-		if label == "" {
-			label = DashedIP(addr)
-		}
+		label := b.endpointLabel(e, addr)
 		target := label + "." + b.fqdn
 		if len(target)-1 > MaxNameLength {
 			b.sliceProblem(s, fmt.Sprintf("endpoints[%d]", j), target, fmt.Sprintf("the endpoint's name is longer than %d characters", MaxNameLength))
@@ -72,6 +70,19 @@ func (b *builder) endpoint(s *EndpointSlice, j int, ports []slicePort) {
 			b.add(b.base+p.path+label, contract.Record{Host: target, Port: p.port})
 		}
 	}
+}
+
+// endpointLabel is the name of an endpoint's address below the Service:
+// its hostname, else its pod's name (Zone.EndpointPodNames) where that is
+// a DNS label, else the dashed address.
+func (b *builder) endpointLabel(e *Endpoint, addr netip.Addr) string {
+	switch {
+	case e.Hostname != "":
+		return e.Hostname
+	case b.zone.podNames && contract.ValidLabel(e.PodName):
+		return strings.ToLower(e.PodName)
+	}
+	return DashedIP(addr)
 }
 
 // endpointAddr parses an address of the slice's address type.

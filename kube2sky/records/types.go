@@ -58,6 +58,9 @@ type EndpointSlice struct {
 type Endpoint struct {
 	Addresses []string
 	Hostname  string
+	// PodName is the name of the endpoint's target (its pod), kept only
+	// without a hostname and for Zone.EndpointPodNames.
+	PodName string
 	// Ready is the ready condition, with an unset condition counted as ready.
 	Ready bool
 }

@@ -22,6 +22,7 @@ type Zone struct {
 	arpaKey   string // "/skydns/arpa/"
 	ttl       uint32
 	owner     string
+	podNames  bool // endpoints without a hostname named by their pod
 }
 
 // NewZone returns the zone for a cluster domain ("cluster.local") under an
@@ -42,6 +43,17 @@ func NewZone(domain, prefix string, ttl uint32, owner string) Zone {
 		owner:     owner,
 	}
 }
+
+// WithEndpointPodNames returns z naming an endpoint without a hostname by
+// its pod's name, where that is a DNS label, rather than by its dashed
+// address (CoreDNS's endpoint_pod_names).
+func (z Zone) WithEndpointPodNames() Zone {
+	z.podNames = true
+	return z
+}
+
+// EndpointPodNames says whether endpoints are named by their pods.
+func (z Zone) EndpointPodNames() bool { return z.podNames }
 
 // Domain returns the cluster domain as a fully qualified name.
 func (z Zone) Domain() string { return z.domain }

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 // The informers' caches hold these small objects instead of the API objects:
@@ -41,13 +42,20 @@ func transformService(obj any) (any, error) {
 	return nil, fmt.Errorf("service informer: unexpected object %T", obj)
 }
 
-// transformSlice is the EndpointSlice informer's transform.
-func transformSlice(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *discoveryv1.EndpointSlice:
-		return &sliceObject{ObjectMeta: cacheMeta(&o.ObjectMeta), slice: records.EndpointSliceFrom(o)}, nil
-	case *sliceObject:
-		return o, nil
+// transformSlice is the EndpointSlice informer's transform; podNames keeps
+// the endpoints' pod names (records.Zone.EndpointPodNames).
+func transformSlice(podNames bool) cache.TransformFunc {
+	from := records.EndpointSliceFrom
+	if podNames {
+		from = records.EndpointSliceWithPodNamesFrom
 	}
-	return nil, fmt.Errorf("endpointslice informer: unexpected object %T", obj)
+	return func(obj any) (any, error) {
+		switch o := obj.(type) {
+		case *discoveryv1.EndpointSlice:
+			return &sliceObject{ObjectMeta: cacheMeta(&o.ObjectMeta), slice: from(o)}, nil
+		case *sliceObject:
+			return o, nil
+		}
+		return nil, fmt.Errorf("endpointslice informer: unexpected object %T", obj)
+	}
 }

@@ -53,7 +53,7 @@ func (g *serviceGroups) serviceSpec(kube kubernetes.Interface) informerSpec {
 func (g *serviceGroups) sliceSpec(kube kubernetes.Interface) informerSpec {
 	s := clusterWide[*discoveryv1.EndpointSliceList]("endpointslice", &discoveryv1.EndpointSlice{},
 		kube.DiscoveryV1().EndpointSlices(metav1.NamespaceAll))
-	s.transform, s.handler = transformSlice, g.sliceHandler()
+	s.transform, s.handler = transformSlice(g.zone.EndpointPodNames()), g.sliceHandler()
 	s.indexers = cache.Indexers{byService: sliceServiceIndex}
 	return s
 }
