@@ -94,7 +94,6 @@ var kubernetesRefused = map[string]string{
 	"namespaces":       "kube2sky writes the Services of every namespace",
 	"labels":           "kube2sky writes every Service, whatever its labels",
 	"namespace_labels": "kube2sky writes the Services of every namespace",
-	"ignore":           "kubesky answers a ClusterIP Service without ready endpoints with its cluster IP",
 	"noendpoints":      "kube2sky writes the endpoints of headless Services",
 	"multicluster":     "not read from a Corefile",
 	"apex":             "skydns's apex NS is ns.dns.<zone>",
@@ -112,11 +111,21 @@ func (t *translator) kubernetesOption(o option) {
 		t.kubernetesTTL(a, o.args)
 	case "fallthrough":
 		t.kubernetesFallthrough(a, o.args)
+	case "ignore":
+		t.ignoreEmpty(a, o.args)
 	case "endpoint_pod_names":
 		t.use(a, "a headless Service's endpoint without a hostname is named by its pod", k2s("endpoint-pod-names", "true"))
 	default:
 		t.unknownOption("kubernetes", o)
 	}
+}
+
+func (t *translator) ignoreEmpty(a at, args []string) {
+	if len(args) != 1 || args[0] != "empty_service" {
+		t.refuse(a, "ignore takes empty_service")
+		return
+	}
+	t.use(a, "a cluster IP Service without a ready endpoint is NXDOMAIN", k2s("ignore-empty-services", "true"))
 }
 
 func (t *translator) pods(a at, args []string) {

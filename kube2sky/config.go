@@ -236,6 +236,9 @@ func (c Config) zone() records.Zone {
 	if c.EndpointPodNames {
 		z = z.WithEndpointPodNames()
 	}
+	if c.IgnoreEmptyServices {
+		z = z.WithEmptyServicesIgnored()
+	}
 	return z
 }
 

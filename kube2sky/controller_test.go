@@ -68,6 +68,37 @@ func TestAHeadlessServiceFollowsItsEndpointSlices(t *testing.T) {
 	h.waitContents()
 }
 
+// With --ignore-empty-services, a cluster IP Service's records follow its
+// endpoints' readiness; with --endpoint-pod-names a headless endpoint
+// without a hostname is named by its pod.
+func TestCoreDNSsKubernetesOptions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.start("a", func(c *Config) { c.IgnoreEmptyServices, c.EndpointPodNames = true, true })
+	h.waitLeader(r)
+	h.create(service("default", "web", []string{"10.96.0.10"}))
+	h.create(headless("default", "db"))
+	web := endpointSlice("default", "web", "web-abc", nil, ep{"10.244.1.1", "", false})
+	h.create(web)
+	db := endpointSlice("default", "db", "db-abc", nil, ep{"10.244.2.9", "", true})
+	db.Endpoints[0].TargetRef = &corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "db-7f9c"}
+	h.create(db)
+	dbRecords := []string{
+		"/skydns/arpa/in-addr/10/244/2/9 " + v("db-7f9c.db.default.svc.cluster.local."),
+		svcKey + "default/db/db-7f9c " + v("10.244.2.9"),
+	}
+	h.waitContents(dbRecords...)
+
+	web.Endpoints[0].Conditions.Ready = ptrTo(true)
+	h.update(web)
+	h.waitContents(append(dbRecords,
+		"/skydns/arpa/in-addr/10/96/0/10 "+v("web.default.svc.cluster.local."),
+		svcKey+"default/web/4df22e82 "+v("10.96.0.10"))...)
+
+	h.deleteSlice("default", "web-abc")
+	h.waitContents(dbRecords...)
+}
+
 func TestAnExternalNameServiceIsACNAME(t *testing.T) {
 	t.Parallel()
 	h, _ := startLeader(t)

@@ -38,6 +38,9 @@ type ExtraRecords struct {
 	// EndpointPodNames names a headless Service's endpoint without a
 	// hostname by its pod's name rather than by its dashed address.
 	EndpointPodNames bool
+	// IgnoreEmptyServices writes no records for a cluster IP Service
+	// without a ready endpoint.
+	IgnoreEmptyServices bool
 	// DNSService is the "namespace/name" of the Service pods send DNS to;
 	// its cluster IPs are written as the zone's name servers (dns/ns/nsN),
 	// the addresses of the apex NS names. "" writes none.
@@ -46,6 +49,7 @@ type ExtraRecords struct {
 
 func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&e.EndpointPodNames, "endpoint-pod-names", e.EndpointPodNames, "name a headless Service's endpoint without a hostname by its pod's name, where that is a DNS label, not by its dashed address (CoreDNS's endpoint_pod_names)")
+	fs.BoolVar(&e.IgnoreEmptyServices, "ignore-empty-services", e.IgnoreEmptyServices, "write no records for a cluster IP Service without a ready endpoint, so its name is NXDOMAIN and search paths go on (CoreDNS's ignore empty_service)")
 	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
 	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
 	fs.StringVar(&e.KubeDNSConfigMap, "kube-dns-configmap", e.KubeDNSConfigMap, "namespace/name of a ConfigMap in kube-dns's format (stubDomains, upstreamNameservers; usually kube-system/kube-dns) written as skydns's stub domains and upstreams (live)")

@@ -30,9 +30,10 @@ func Build(z Zone, svc Service, slices []EndpointSlice) ([]Entry, []Problem) {
 	case TypeExternalName:
 		b.externalName()
 	case "", TypeClusterIP, TypeNodePort, TypeLoadBalancer:
-		if svc.Headless() {
+		switch {
+		case svc.Headless():
 			b.headless(slices)
-		} else {
+		case !z.ignoreEmpty || b.anyReady(slices):
 			b.clusterIP()
 		}
 	default:

@@ -271,6 +271,26 @@ func TestBuild(t *testing.T) {
 	runBuildCases(t, testZone, buildCases)
 }
 
+// With empty Services ignored (CoreDNS's ignore empty_service), a cluster
+// IP Service has records only while one of its endpoints is ready (or
+// published anyway); headless and ExternalName Services are unchanged.
+func TestBuildWithEmptyServicesIgnored(t *testing.T) {
+	web := clusterIPService("web", []string{"10.96.0.10"})
+	withRecords := []string{"arpa/in-addr/10/96/0/10 web.default.svc.cluster.local.", "svc/default/web/{10.96.0.10} 10.96.0.10"}
+	runBuildCases(t, testZone.WithEmptyServicesIgnored(), []buildCase{
+		{name: "no slices, no records", svc: web},
+		{name: "no ready endpoint, no records", svc: web,
+			slices: []EndpointSlice{slice("web", "web-a", "IPv4", nil, Endpoint{Addresses: []string{"10.244.1.1"}, Ready: false})}},
+		{name: "another Service's ready endpoint does not count", svc: web,
+			slices: []EndpointSlice{slice("api", "api-a", "IPv4", nil, Endpoint{Addresses: []string{"10.244.1.1"}, Ready: true})}},
+		{name: "a ready endpoint, the cluster IP's records", svc: web, want: withRecords,
+			slices: []EndpointSlice{slice("web", "web-a", "IPv4", nil,
+				Endpoint{Addresses: []string{"10.244.1.1"}, Ready: false}, Endpoint{Addresses: []string{"10.244.1.2"}, Ready: true})}},
+		{name: "publishNotReadyAddresses counts every endpoint", svc: publishNotReady(web), want: withRecords,
+			slices: []EndpointSlice{slice("web", "web-a", "IPv4", nil, Endpoint{Addresses: []string{"10.244.1.1"}, Ready: false})}},
+	})
+}
+
 // With endpoint pod names (CoreDNS's endpoint_pod_names), an endpoint
 // without a hostname is named by its pod; a hostname still wins, and a pod
 // name that is no DNS label (or none) leaves the dashed address.

@@ -18,11 +18,34 @@ func (b *builder) headless(slices []EndpointSlice) {
 		}
 		ports := b.slicePorts(s)
 		for j := range s.Endpoints {
-			if s.Endpoints[j].Ready || b.svc.PublishNotReadyAddresses {
+			if b.published(&s.Endpoints[j]) {
 				b.endpoint(s, j, ports)
 			}
 		}
 	}
+}
+
+// published says whether an endpoint of the Service is answered: ready,
+// or any with publishNotReadyAddresses.
+func (b *builder) published(e *Endpoint) bool {
+	return e.Ready || b.svc.PublishNotReadyAddresses
+}
+
+// anyReady says whether one of the Service's slices has an endpoint with
+// an address that is published.
+func (b *builder) anyReady(slices []EndpointSlice) bool {
+	for i := range slices {
+		s := &slices[i]
+		if s.Namespace != b.svc.Namespace || s.Service != b.svc.Name {
+			continue
+		}
+		for j := range s.Endpoints {
+			if b.published(&s.Endpoints[j]) && len(s.Endpoints[j].Addresses) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // slicePort is a named port of a slice with its SRV key path.

@@ -23,6 +23,8 @@ type Zone struct {
 	ttl       uint32
 	owner     string
 	podNames  bool // endpoints without a hostname named by their pod
+	// ignoreEmpty: a cluster IP Service without a ready endpoint has no records
+	ignoreEmpty bool
 }
 
 // NewZone returns the zone for a cluster domain ("cluster.local") under an
@@ -51,6 +53,18 @@ func (z Zone) WithEndpointPodNames() Zone {
 	z.podNames = true
 	return z
 }
+
+// WithEmptyServicesIgnored returns z writing no records for a cluster IP
+// Service without a ready endpoint, so that its name is NXDOMAIN and a
+// client's search path goes on (CoreDNS's ignore empty_service).
+func (z Zone) WithEmptyServicesIgnored() Zone {
+	z.ignoreEmpty = true
+	return z
+}
+
+// IgnoresEmptyServices says whether cluster IP Services need a ready
+// endpoint to have records, and so their EndpointSlices.
+func (z Zone) IgnoresEmptyServices() bool { return z.ignoreEmpty }
 
 // EndpointPodNames says whether endpoints are named by their pods.
 func (z Zone) EndpointPodNames() bool { return z.podNames }

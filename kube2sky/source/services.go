@@ -135,7 +135,7 @@ func (g *serviceGroups) serviceChanged(name string, trigger time.Time) {
 // changed; only a headless Service (or one not cached yet) takes records
 // from its slices.
 func (g *serviceGroups) sliceChanged(name string, trigger time.Time) {
-	if svc, ok := g.service(name); ok && !svc.Headless() {
+	if svc, ok := g.service(name); ok && !svc.Headless() && !g.zone.IgnoresEmptyServices() {
 		return
 	}
 	g.serviceChanged(name, trigger)
@@ -188,7 +188,7 @@ func (g *serviceGroups) eachDesired(fn func(name string, d group.Desired)) {
 
 func (g *serviceGroups) build(name string, svc *records.Service) group.Desired {
 	var slices []records.EndpointSlice
-	if svc.Headless() {
+	if svc.Headless() || g.zone.IgnoresEmptyServices() {
 		slices = g.slicesOf(name)
 	}
 	entries, problems := records.Build(g.zone, *svc, slices)
