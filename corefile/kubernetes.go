@@ -1,6 +1,7 @@
 package corefile
 
 import (
+	"github.com/kubesky/kubesky/contract"
 	"strconv"
 	"strings"
 
@@ -73,9 +74,47 @@ func (t *translator) kubernetes(s server, u use) {
 	}
 	t.use(u.at(), "kube2sky writes the Services' records of "+t.cluster+" into etcd and skydns answers them, and their PTRs, SRV with priority 0 as CoreDNS",
 		sky("zone", t.cluster), sky("priority", "0"), k2s("zone", strings.TrimSuffix(t.cluster, ".")))
+	var namespaces *option
 	for _, o := range u.options {
 		t.seen["kubernetes "+o.name] = true
+		if o.name == "namespaces" {
+			namespaces = &o
+			continue
+		}
 		t.kubernetesOption(o)
+	}
+	if namespaces != nil {
+		t.namespaces(namespaces.at("kubernetes"), namespaces.args, podsMode(u.options))
+	}
+}
+
+// podsMode is the kubernetes plugin's pods option: disabled when absent.
+func podsMode(options []option) string {
+	for _, o := range options {
+		if o.name == "pods" && len(o.args) == 1 {
+			return o.args[0]
+		}
+	}
+	return "disabled"
+}
+
+// namespaces is the namespaces option, read once pods is known: kube2sky
+// leaves out the other namespaces' Services, but skydns answers the pod
+// names of every namespace.
+func (t *translator) namespaces(a at, args []string, pods string) {
+	switch {
+	case len(args) == 0:
+		t.refuse(a, "namespaces takes one namespace or more")
+	case pods != "disabled":
+		t.refuse(a, "with pods "+pods+" skydns answers the pod names of every namespace; namespaces needs pods disabled")
+	default:
+		for _, ns := range args {
+			if !contract.ValidLabel(ns) {
+				t.refuse(a, ns+" is not a namespace name")
+				return
+			}
+		}
+		t.use(a, "only these namespaces' Services have records; the others' names are NXDOMAIN", k2s("namespaces", strings.Join(args, ",")))
 	}
 }
 
@@ -91,7 +130,6 @@ var kubernetesIgnored = map[string]string{
 
 // kubernetesRefused are the kubernetes plugin's options kubesky lacks.
 var kubernetesRefused = map[string]string{
-	"namespaces":       "kube2sky writes the Services of every namespace",
 	"labels":           "kube2sky writes every Service, whatever its labels",
 	"namespace_labels": "kube2sky writes the Services of every namespace",
 	"noendpoints":      "kube2sky writes the endpoints of headless Services",

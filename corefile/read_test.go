@@ -290,3 +290,38 @@ func TestTheFlagsPrintedForARewriteAreOneShellWordEach(t *testing.T) {
 		t.Fatalf("the shell reads %s as %q, want %q", args[0], got, want)
 	}
 }
+
+// namespaces is used with pods disabled (the default) and refused with pod
+// names skydns would answer in every namespace.
+func TestNamespacesNeedPodsDisabled(t *testing.T) {
+	for _, c := range []struct {
+		block string
+		want  Verdict
+	}{
+		{"kubernetes cluster.local {\n    namespaces default team-a\n  }", Used},
+		{"kubernetes cluster.local {\n    namespaces default\n    pods disabled\n  }", Used},
+		{"kubernetes cluster.local {\n    namespaces default\n    pods insecure\n  }", Refused},
+		{"kubernetes cluster.local {\n    pods verified\n    namespaces default\n  }", Refused},
+		{"kubernetes cluster.local {\n    namespaces\n  }", Refused},
+	} {
+		p, err := Read("Corefile", []byte(".:53 {\n  "+c.block+"\n}\n"), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, it := range p.Items {
+			if strings.HasPrefix(it.Words, "namespaces") {
+				found++
+				if it.Verdict != c.want {
+					t.Errorf("%q: %s %s (%s), want %s", c.block, it.Words, it.Verdict, it.Text, c.want)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("%q: %d namespaces items, want 1", c.block, found)
+		}
+		if c.want == Used && !slices.Contains(p.Flags("kube2sky"), "--namespaces=default,team-a") && !slices.Contains(p.Flags("kube2sky"), "--namespaces=default") {
+			t.Errorf("%q: kube2sky flags %q lack --namespaces", c.block, p.Flags("kube2sky"))
+		}
+	}
+}

@@ -239,6 +239,9 @@ func (c Config) zone() records.Zone {
 	if c.IgnoreEmptyServices {
 		z = z.WithEmptyServicesIgnored()
 	}
+	if len(c.Namespaces) > 0 {
+		z = z.WithNamespaces(c.Namespaces)
+	}
 	return z
 }
 

@@ -44,6 +44,7 @@ func TestABadValueNamesItsFlag(t *testing.T) {
 		{"one op per Txn", func(c *Config) { c.MaxTxnOps = 1 }, "--max-txn-ops"},
 		{"an unknown log level", func(c *Config) { c.LogLevel = "loud" }, "--log-level"},
 		{"a GC target below -1", func(c *Config) { c.GCPercent = -2 }, "--gc-percent"},
+		{"a namespace that is no DNS label", func(c *Config) { c.Namespaces = []string{"default", "Kube_System"} }, "--namespaces"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()

@@ -38,6 +38,9 @@ type ExtraRecords struct {
 	// EndpointPodNames names a headless Service's endpoint without a
 	// hostname by its pod's name rather than by its dashed address.
 	EndpointPodNames bool
+	// Namespaces, if any, are the only namespaces whose Services get
+	// records; their pods' records are unaffected.
+	Namespaces []string
 	// IgnoreEmptyServices writes no records for a cluster IP Service
 	// without a ready endpoint.
 	IgnoreEmptyServices bool
@@ -49,6 +52,7 @@ type ExtraRecords struct {
 
 func (e *ExtraRecords) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&e.EndpointPodNames, "endpoint-pod-names", e.EndpointPodNames, "name a headless Service's endpoint without a hostname by its pod's name, where that is a DNS label, not by its dashed address (CoreDNS's endpoint_pod_names)")
+	fs.StringSliceVar(&e.Namespaces, "namespaces", e.Namespaces, "only these namespaces' Services get records, comma separated (CoreDNS's namespaces; empty: every namespace)")
 	fs.BoolVar(&e.IgnoreEmptyServices, "ignore-empty-services", e.IgnoreEmptyServices, "write no records for a cluster IP Service without a ready endpoint, so its name is NXDOMAIN and search paths go on (CoreDNS's ignore empty_service)")
 	fs.StringVar(&e.PodRecords, "pod-records", e.PodRecords, "pod records: disabled, insecure (skydns synthesizes them; nothing is written) or verified (write pod/<ns>/<a-b-c-d> for every running pod)")
 	fs.StringVar(&e.HostsConfigMap, "hosts-configmap", e.HostsConfigMap, "namespace/name of a ConfigMap whose data keys hold hosts-file text, written under hosts.<zone> (live)")
@@ -64,6 +68,11 @@ func (e ExtraRecords) validate(zone string) error {
 	case PodsDisabled, PodsInsecure, PodsVerified:
 	default:
 		errs = append(errs, fmt.Errorf("--pod-records: %q must be disabled, insecure or verified", e.PodRecords))
+	}
+	for _, ns := range e.Namespaces {
+		if !contract.ValidLabel(ns) {
+			errs = append(errs, fmt.Errorf("--namespaces: %q is not a namespace name", ns))
+		}
 	}
 	if e.HostsConfigMap != "" {
 		if _, _, err := source.SplitObjectRef(e.HostsConfigMap); err != nil {

@@ -19,6 +19,9 @@ type Entry struct {
 // are the Service's EndpointSlices, in any order; only a headless Service
 // reads them, and slices of other Services are ignored.
 func Build(z Zone, svc Service, slices []EndpointSlice) ([]Entry, []Problem) {
+	if !z.Exposes(svc.Namespace) {
+		return nil, nil
+	}
 	b := builder{zone: z, svc: &svc}
 	if !b.validIdentity() {
 		return nil, b.problems

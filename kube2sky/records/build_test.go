@@ -291,6 +291,18 @@ func TestBuildWithEmptyServicesIgnored(t *testing.T) {
 	})
 }
 
+// With namespaces (CoreDNS's namespaces), the other namespaces' Services
+// have no records, and no problem is reported for them.
+func TestBuildWithNamespaces(t *testing.T) {
+	other := clusterIPService("web", []string{"10.96.0.11"})
+	other.Namespace = "team-b"
+	runBuildCases(t, testZone.WithNamespaces([]string{"default"}), []buildCase{
+		{name: "a listed namespace", svc: clusterIPService("web", []string{"10.96.0.10"}),
+			want: []string{"arpa/in-addr/10/96/0/10 web.default.svc.cluster.local.", "svc/default/web/{10.96.0.10} 10.96.0.10"}},
+		{name: "another namespace", svc: other},
+	})
+}
+
 // With endpoint pod names (CoreDNS's endpoint_pod_names), an endpoint
 // without a hostname is named by its pod; a hostname still wins, and a pod
 // name that is no DNS label (or none) leaves the dashed address.

@@ -25,6 +25,7 @@ type Zone struct {
 	podNames  bool // endpoints without a hostname named by their pod
 	// ignoreEmpty: a cluster IP Service without a ready endpoint has no records
 	ignoreEmpty bool
+	exposed     map[string]bool // the namespaces whose Services have records; nil: all
 }
 
 // NewZone returns the zone for a cluster domain ("cluster.local") under an
@@ -61,6 +62,19 @@ func (z Zone) WithEmptyServicesIgnored() Zone {
 	z.ignoreEmpty = true
 	return z
 }
+
+// WithNamespaces returns z writing the records of the Services of these
+// namespaces only (CoreDNS's namespaces).
+func (z Zone) WithNamespaces(namespaces []string) Zone {
+	z.exposed = make(map[string]bool, len(namespaces))
+	for _, ns := range namespaces {
+		z.exposed[ns] = true
+	}
+	return z
+}
+
+// Exposes says whether the Services of a namespace have records.
+func (z Zone) Exposes(namespace string) bool { return z.exposed == nil || z.exposed[namespace] }
 
 // IgnoresEmptyServices says whether cluster IP Services need a ready
 // endpoint to have records, and so their EndpointSlices.
