@@ -156,7 +156,26 @@ func conflict(cluster string, own cs.Export, all map[string]cs.Export) (mcsv1bet
 	if err := portConflict(ids, all); err != nil {
 		return mcsv1beta1.ServiceExportReasonPortConflict, err.Error()
 	}
+	for _, id := range ids[1:] {
+		if reason, what := propertyConflict(oldest, all[id]); reason != "" {
+			return reason, fmt.Sprintf("cluster %s's %s differs from the oldest export's (cluster %s)", id, what, ids[0])
+		}
+	}
 	return mcsv1beta1.ServiceExportReasonNoConflicts, "no conflict with the other clusters' exports"
+}
+
+// propertyConflict names the first property of e that differs from the
+// oldest export's, and the Conflict reason it gives; "" when none does.
+func propertyConflict(oldest, e cs.Export) (mcsv1beta1.ServiceExportConditionReason, string) {
+	switch {
+	case e.SessionAffinity != oldest.SessionAffinity:
+		return mcsv1beta1.ServiceExportReasonSessionAffinityConflict, "session affinity"
+	case e.AffinityTimeout != oldest.AffinityTimeout:
+		return mcsv1beta1.ServiceExportReasonSessionAffinityConfigConflict, "session affinity timeout"
+	case !slices.Equal(e.IPFamilies, oldest.IPFamilies):
+		return mcsv1beta1.ServiceExportReasonIPFamilyConflict, "IP families"
+	}
+	return "", ""
 }
 
 // portConflict finds a port whose name, or protocol and number, an older
