@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 
+	"github.com/kubesky/kubesky/contract"
 	cs "github.com/kubesky/kubesky/contract/clusterset"
 )
 
@@ -86,5 +87,37 @@ func TestMoreThanAThousandEndpointsSpreadOverSlices(t *testing.T) {
 	got := desiredSlices("east", web, svc)
 	if len(got) != 2 || len(got[0].Endpoints) != 1000 || len(got[1].Endpoints) != 500 || got[1].Name != "web-west-ipv4-1" {
 		t.Errorf("%d slices, want 1000 and 500 endpoints", len(got))
+	}
+}
+
+func TestAnUpdateQueuesOnlyTheNamesWhoseMergedServiceChanged(t *testing.T) {
+	im := &importer{store: cs.NewStore(cs.DefaultPrefix, nil)}
+	export := func(port int) []byte {
+		return cs.Export{Created: created, Type: cs.Headless, Ports: []cs.Port{{Protocol: "TCP", Port: port}}}.Encode()
+	}
+	key := func(name string) string {
+		return cs.ExportKey(cs.DefaultPrefix, cs.ExportID{Cluster: "west", ServiceName: cs.ServiceName{Namespace: "shop", Name: name}})
+	}
+	names := func(u contract.Update) []string {
+		var out []string
+		for _, n := range im.apply(u) {
+			out = append(out, n.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	steps := []struct {
+		u    contract.Update
+		want []string
+	}{
+		{contract.Update{Revision: 1, Full: true, Events: []contract.Event{{Type: contract.Put, Key: key("a"), Value: export(1)}, {Type: contract.Put, Key: key("b"), Value: export(1)}}}, []string{"a", "b"}},
+		{contract.Update{Revision: 2, Events: []contract.Event{{Type: contract.Put, Key: key("a"), Value: export(2)}}}, []string{"a"}},
+		{contract.Update{Revision: 3, Events: []contract.Event{{Type: contract.Put, Key: key("a"), Value: export(2)}}}, nil},
+		{contract.Update{Revision: 4, Events: []contract.Event{{Type: contract.Delete, Key: key("b")}}}, []string{"b"}},
+	}
+	for i, s := range steps {
+		if got := names(s.u); !slices.Equal(got, s.want) {
+			t.Errorf("update %d queued %v, want %v", i+1, got, s.want)
+		}
 	}
 }
