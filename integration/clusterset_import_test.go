@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +15,54 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 
+	"github.com/kubesky/kubesky/deploy"
 	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
+
+// asKubesky applies deploy/'s RBAC objects (deploy/kubernetes and
+// deploy/optional) and returns a kubeconfig that impersonates kubesky's
+// service account, so kube2sky runs with those grants and no more.
+func asKubesky(t *testing.T, api *harness.APIServer) string {
+	t.Helper()
+	manifests, err := deploy.Manifests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	optional, err := deploy.Optional()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rbac []*unstructured.Unstructured
+	for _, obj := range append(manifests, optional...) {
+		if obj.GetKind() == "ServiceAccount" || obj.GroupVersionKind().Group == "rbac.authorization.k8s.io" {
+			rbac = append(rbac, obj)
+		}
+	}
+	applier, err := deploy.NewApplier(api.Config, "clusterset-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applier.Apply(t.Context(), rbac); err != nil {
+		t.Fatalf("applying deploy/'s RBAC: %v", err)
+	}
+	cfg, err := clientcmd.LoadFromFile(api.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range cfg.AuthInfos {
+		user.Impersonate = "system:serviceaccount:kube-system:kubesky"
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // importWithin polls c's ServiceImport ns/name (v1alpha1) until it has the
 // type, the ports ("name/protocol/port", any order) and status.clusters.

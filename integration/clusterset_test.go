@@ -152,7 +152,8 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 }
 
 // startMCSCluster starts a cluster with its own storage, installs the MCS
-// CRDs from the mcs-api module and starts its kube2sky on the broker.
+// CRDs from the mcs-api module and starts its kube2sky on the broker, as
+// kubesky's service account with deploy/'s RBAC and the clusterset's.
 func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster {
 	t.Helper()
 	c := &mcsCluster{id: id, api: harness.StartAPIServer(t, harness.StartEtcd(t).Endpoint)}
@@ -173,7 +174,7 @@ func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster 
 		return err
 	})
 	createNamespace(t, c.api.Client, "shop")
-	c.kube2sky = harness.StartKube2Sky(t, c.api.Kubeconfig, broker.Endpoint, "--prefix=/skydns-"+id,
+	c.kube2sky = harness.StartKube2Sky(t, asKubesky(t, c.api), broker.Endpoint, "--prefix=/skydns-"+id,
 		"--clusterset-prefix=/clusterset", "--cluster-id="+id, "--clusterset-lease-ttl="+clustersetLease.String(), "--clusterset-resync-period=2s")
 	return c
 }
