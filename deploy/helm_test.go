@@ -239,6 +239,29 @@ func TestChartOptions(t *testing.T) {
 	}
 }
 
+// TestChartGrantsTheClustersetRBACOnlyWhenEnabled checks that
+// clusterset.enabled adds deploy/optional's clusterset ClusterRole, rule
+// for rule, and that the default does not.
+func TestChartGrantsTheClustersetRBACOnlyWhenEnabled(t *testing.T) {
+	const role = "ClusterRole/system:kubesky:clusterset"
+	if _, ok := byName(renderChart(t, nil))[role]; ok {
+		t.Errorf("the default values render %s", role)
+	}
+	chart := byName(renderChart(t, map[string]any{"clusterset": map[string]any{"enabled": true}}))
+	optional, err := Optional()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := byName(optional)
+	for _, name := range []string{role, "ClusterRoleBinding/system:kubesky:clusterset"} {
+		got, ok := chart[name]
+		if !ok || want[name] == nil || !equality.Semantic.DeepEqual(got.Object["rules"], want[name].Object["rules"]) ||
+			!equality.Semantic.DeepEqual(got.Object["roleRef"], want[name].Object["roleRef"]) {
+			t.Errorf("%s: chart\n%v\nwant\n%v", name, got, want[name])
+		}
+	}
+}
+
 // TestChartValuesReachThePods checks the values of the DNS pods in both
 // topologies: each must show where the default renders something else.
 func TestChartValuesReachThePods(t *testing.T) {

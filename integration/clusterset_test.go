@@ -43,6 +43,7 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 	broker := harness.StartEtcd(t)
 	east, west := startMCSCluster(t, "east", broker), startMCSCluster(t, "west", broker)
 	sky := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-east", "--clusterset-prefix=/clusterset")
+	skyWest := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-west", "--clusterset-prefix=/clusterset")
 
 	exportService(t, east, mcsHeadlessService("db"), mcsEndpointSlice("db", "10.1.0.5", ptr.To("db-0")))
 	exportService(t, west, mcsHeadlessService("db"), mcsEndpointSlice("db", "10.2.0.9", nil))
@@ -62,8 +63,37 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 			conditionWithin(t, c, "db", mcsv1beta1.ServiceExportConditionConflict, metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonNoConflicts)
 		}
 	})
+	t.Run("each cluster has the headless ServiceImport, with both clusters in its status", func(t *testing.T) {
+		for _, c := range []*mcsCluster{east, west} {
+			importWithin(t, c, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east", "west"})
+		}
+	})
+	t.Run("each cluster has MCS EndpointSlices of the other cluster's endpoints only", func(t *testing.T) {
+		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"west": {"10.2.0.9"}})
+		mcsSlicesWithin(t, west, "shop", "db", map[string][]string{"east": {"10.1.0.5"}})
+	})
+	t.Run("the ServiceImport's ports are the union, and it goes with the last export", func(t *testing.T) {
+		testImportLifecycle(t, east, west)
+	})
+	t.Run("a namespace only one cluster has gets no ServiceImport elsewhere until it is created", func(t *testing.T) {
+		createNamespace(t, east.api.Client, "solo")
+		solo := mcsHeadlessService("solo")
+		solo.Namespace = "solo"
+		exportService(t, east, solo, mcsEndpointSlice("solo", "10.1.0.11", nil))
+		importWithin(t, east, "solo", "solo", "Headless", []string{"sql/TCP/5432"}, []string{"east"})
+		// west imports an export made after solo's only once it has seen solo's
+		exportService(t, east, mcsHeadlessService("after-solo"), nil)
+		importWithin(t, west, "shop", "after-solo", "Headless", []string{"sql/TCP/5432"}, []string{"east"})
+		noImport(t, west, "solo", "solo")
+		createNamespace(t, west.api.Client, "solo")
+		importWithin(t, west, "solo", "solo", "Headless", []string{"sql/TCP/5432"}, []string{"east"})
+		mcsSlicesWithin(t, west, "solo", "solo", map[string][]string{"east": {"10.1.0.11"}})
+	})
+	t.Run("export created: ServiceImports present and DNS answering in both clusters", func(t *testing.T) {
+		measureImportLatency(t, east, west, sky.DNSAddr, skyWest.DNSAddr)
+	})
 	t.Run("a ServiceExport without its Service is not Valid and not published", func(t *testing.T) {
-		createServiceExport(t, east, "missing")
+		createServiceExport(t, east, "shop", "missing")
 		conditionWithin(t, east, "missing", mcsv1beta1.ServiceExportConditionValid, metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonNoService)
 		digWithin(t, sky.DNSAddr, "missing.shop.svc.clusterset.local.", "A", dns.RcodeNameError)
 	})
@@ -72,6 +102,9 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.org"}}
 		exportService(t, west, ext, nil)
 		conditionWithin(t, west, "ext", mcsv1beta1.ServiceExportConditionValid, metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonInvalidServiceType)
+		// the condition is set after the publisher's pass, which published nothing
+		noImport(t, west, "shop", "ext")
+		noImport(t, east, "shop", "ext")
 	})
 	t.Run("a type conflict is on both exports and the oldest decides", func(t *testing.T) {
 		web := mcsHeadlessService("web")
@@ -92,6 +125,7 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		digWithin(t, sky.DNSAddr, "_sql._tcp.api.shop.svc.clusterset.local.", "SRV", dns.RcodeSuccess, "0 1 5432 api.shop.svc.clusterset.local.")
 		broker.Ctl("put", "/clusterset/imports/shop/api", `{"ips":["242.0.0.9"]}`) // as the import side will
 		digWithin(t, sky.DNSAddr, "api.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "242.0.0.9")
+		importIPsWithin(t, west, "api", "242.0.0.9")
 	})
 	t.Run("a malformed export in etcd is skipped and logged", func(t *testing.T) {
 		broker.Ctl("put", "/clusterset/exports/rogue/shop/db", `{"type":"Headless","endpoints":[{"hostname":"x","addresses":["10.9.9.9"]}]}`)
@@ -103,16 +137,23 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		stopped := time.Now()
 		digWithin(t, sky.DNSAddr, "10-2-0-9.west.db.shop.svc.clusterset.local.", "A", dns.RcodeNameError)
 		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5")
-		t.Logf("west's exports left the answers %s after its kube2sky stopped (lease TTL %s)", time.Since(stopped).Round(100*time.Millisecond), clustersetLease)
+		answered := time.Since(stopped)
+		importWithin(t, east, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east"})
+		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{})
+		figure(t, "lost cluster: kube2sky stopped -> its endpoints gone from the answers %s, from east's ServiceImport and EndpointSlices %s (lease TTL %s)",
+			answered.Round(100*time.Millisecond), time.Since(stopped).Round(100*time.Millisecond), clustersetLease)
 	})
 	t.Run("a restarted cluster's exports come back", func(t *testing.T) {
 		west.kube2sky.Process.Start()
 		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5", "10.2.0.9")
+		importWithin(t, east, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east", "west"})
+		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"west": {"10.2.0.9"}})
 	})
 }
 
 // startMCSCluster starts a cluster with its own storage, installs the MCS
-// CRDs from the mcs-api module and starts its kube2sky on the broker.
+// CRDs from the mcs-api module and starts its kube2sky on the broker, as
+// kubesky's service account with deploy/'s RBAC and the clusterset's.
 func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster {
 	t.Helper()
 	c := &mcsCluster{id: id, api: harness.StartAPIServer(t, harness.StartEtcd(t).Endpoint)}
@@ -133,7 +174,7 @@ func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster 
 		return err
 	})
 	createNamespace(t, c.api.Client, "shop")
-	c.kube2sky = harness.StartKube2Sky(t, c.api.Kubeconfig, broker.Endpoint, "--prefix=/skydns-"+id,
+	c.kube2sky = harness.StartKube2Sky(t, asKubesky(t, c.api), broker.Endpoint, "--prefix=/skydns-"+id,
 		"--clusterset-prefix=/clusterset", "--cluster-id="+id, "--clusterset-lease-ttl="+clustersetLease.String(), "--clusterset-resync-period=2s")
 	return c
 }
@@ -155,21 +196,22 @@ func mcsEndpointSlice(service, ip string, hostname *string) *discoveryv1.Endpoin
 // exportService creates svc (and slice, unless nil) and its ServiceExport.
 func exportService(t *testing.T, c *mcsCluster, svc *corev1.Service, slice *discoveryv1.EndpointSlice) {
 	t.Helper()
-	if _, err := c.api.Client.CoreV1().Services("shop").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+	if _, err := c.api.Client.CoreV1().Services(svc.Namespace).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("%s: creating Service %s: %v", c.id, svc.Name, err)
 	}
 	if slice != nil {
-		if _, err := c.api.Client.DiscoveryV1().EndpointSlices("shop").Create(t.Context(), slice, metav1.CreateOptions{}); err != nil {
+		slice.Namespace = svc.Namespace
+		if _, err := c.api.Client.DiscoveryV1().EndpointSlices(svc.Namespace).Create(t.Context(), slice, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("%s: creating EndpointSlice: %v", c.id, err)
 		}
 	}
-	createServiceExport(t, c, svc.Name)
+	createServiceExport(t, c, svc.Namespace, svc.Name)
 }
 
-func createServiceExport(t *testing.T, c *mcsCluster, name string) {
+func createServiceExport(t *testing.T, c *mcsCluster, ns, name string) {
 	t.Helper()
-	se := &mcsv1beta1.ServiceExport{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
-	if _, err := c.mcs.MulticlusterV1beta1().ServiceExports("shop").Create(t.Context(), se, metav1.CreateOptions{}); err != nil {
+	se := &mcsv1beta1.ServiceExport{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if _, err := c.mcs.MulticlusterV1beta1().ServiceExports(ns).Create(t.Context(), se, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("%s: creating ServiceExport %s: %v", c.id, name, err)
 	}
 }

@@ -97,7 +97,7 @@ func TestDeployManifestsApply(t *testing.T) {
 		}
 		checkAccess(t, api, allowed, denied)
 	})
-	t.Run("the optional RBAC adds pods, configmaps and events, and no more", func(t *testing.T) {
+	t.Run("the optional RBAC adds pods, configmaps, events and the clusterset's objects, and no more", func(t *testing.T) {
 		optional, err := deploy.Optional()
 		if err != nil {
 			t.Fatal(err)
@@ -110,11 +110,21 @@ func TestDeployManifestsApply(t *testing.T) {
 			{Verb: "watch", Resource: "pods"},
 			{Verb: "watch", Resource: "configmaps"},
 			{Verb: "create", Resource: "events", Namespace: "kube-system"},
+			{Verb: "watch", Group: "multicluster.x-k8s.io", Resource: "serviceexports"},
+			{Verb: "update", Group: "multicluster.x-k8s.io", Resource: "serviceexports", Subresource: "status", Namespace: "default"},
+			{Verb: "create", Group: "multicluster.x-k8s.io", Resource: "serviceimports", Namespace: "default"},
+			{Verb: "delete", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "default"},
+			{Verb: "watch", Resource: "namespaces"},
+			{Verb: "get", Group: "about.k8s.io", Resource: "clusterproperties", Name: "cluster.clusterset.k8s.io"},
 		}
 		denied := []authorizationv1.ResourceAttributes{
 			{Verb: "list", Resource: "secrets"},
 			{Verb: "update", Resource: "configmaps", Namespace: "kube-system"},
 			{Verb: "delete", Resource: "pods", Namespace: "default"},
+			{Verb: "create", Group: "multicluster.x-k8s.io", Resource: "serviceexports", Namespace: "default"},
+			{Verb: "update", Group: "multicluster.x-k8s.io", Resource: "serviceexports", Namespace: "default"},
+			{Verb: "delete", Resource: "namespaces"},
+			{Verb: "get", Group: "about.k8s.io", Resource: "clusterproperties", Name: "other"},
 		}
 		checkAccess(t, api, allowed, denied)
 	})

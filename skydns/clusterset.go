@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/skydns/clusterset"
 )
@@ -20,10 +21,10 @@ type clustersetZone struct {
 	ttl    uint32
 	logger *slog.Logger
 	// store is only touched by the ListWatcher's goroutine.
-	store *clusterset.Store
+	store *cs.Store
 	// view is the newest merged view; nil until the first list, when
 	// every question is answered SERVFAIL rather than a false NXDOMAIN.
-	view atomic.Pointer[clusterset.View]
+	view atomic.Pointer[cs.View]
 }
 
 // newClustersetZone returns the zone of cfg, or nil without
@@ -33,7 +34,7 @@ func newClustersetZone(cfg Config, logger *slog.Logger) *clustersetZone {
 		return nil
 	}
 	z := &clustersetZone{prefix: strings.TrimSuffix(cfg.ClustersetPrefix, "/"), ttl: cfg.ClustersetTTL, logger: logger}
-	z.store = clusterset.NewStore(z.prefix, func(err error) { logger.Warn("malformed clusterset record skipped", "err", err) })
+	z.store = cs.NewStore(z.prefix, func(err error) { logger.Warn("malformed clusterset record skipped", "err", err) })
 	return z
 }
 
@@ -42,7 +43,7 @@ func (z *clustersetZone) answer(req *dns.Msg) *dns.Msg {
 	if v == nil {
 		return new(dns.Msg).SetRcode(req, dns.RcodeServerFailure)
 	}
-	return v.Answer(req, z.ttl)
+	return clusterset.Answer(v, req, z.ttl)
 }
 
 // run lists and watches the prefix until ctx ends.

@@ -28,4 +28,13 @@
 // created is the ServiceExport's creationTimestamp (the oldest export wins a
 // conflict); endpoints are the ready ones only, each named by its hostname
 // or, without one, its dashed address (10-1-0-7).
+//
+// # The merged view
+//
+// Store takes the updates of the prefix and Merge builds an immutable View,
+// read by skydns (answers) and kube2sky (ServiceImports). It follows
+// KEP-1645's conflict rule: the oldest export (creationTimestamp, then
+// cluster ID) decides the type and the Service's properties; ports are the
+// union, merged by name first, then by protocol and number; endpoints are
+// the union of every exporting cluster's ready endpoints.
 package clusterset

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,16 @@ type Export struct {
 	Type      Type       `json:"type"`
 	Ports     []Port     `json:"ports,omitempty"`
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	// EndpointPorts are the endpoints' (target) ports, as the cluster's
+	// EndpointSlices give them: an importing cluster's EndpointSlices carry
+	// them.
+	EndpointPorts []Port `json:"endpointPorts,omitempty"`
+	// SessionAffinity is "ClientIP" or empty (None); AffinityTimeout its
+	// timeout in seconds (0: the Kubernetes default).
+	SessionAffinity string `json:"sessionAffinity,omitempty"`
+	AffinityTimeout int    `json:"affinityTimeoutSeconds,omitempty"`
+	// IPFamilies are the Service's ("IPv4", "IPv6"), in its order.
+	IPFamilies []string `json:"ipFamilies,omitempty"`
 }
 
 // Port is one port of the exported Service.
@@ -104,14 +115,36 @@ func (e Export) validate() error {
 	if e.Type != ClusterSetIP && e.Type != Headless {
 		return fmt.Errorf("export type %q is neither %s nor %s", e.Type, ClusterSetIP, Headless)
 	}
-	for _, p := range e.Ports {
+	for _, p := range slices.Concat(e.Ports, e.EndpointPorts) {
 		if err := p.validate(); err != nil {
 			return err
 		}
 	}
+	if err := e.validateService(); err != nil {
+		return err
+	}
 	for _, ep := range e.Endpoints {
 		if err := ep.validate(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// validateService checks the session affinity and the IP families.
+func (e Export) validateService() error {
+	if e.SessionAffinity != "" && e.SessionAffinity != "ClientIP" {
+		return fmt.Errorf("session affinity %q is neither ClientIP nor empty", e.SessionAffinity)
+	}
+	if e.AffinityTimeout < 0 || e.AffinityTimeout > 86400 {
+		return fmt.Errorf("session affinity timeout %ds is outside 0-86400", e.AffinityTimeout)
+	}
+	if len(e.IPFamilies) > 2 {
+		return fmt.Errorf("%d IP families, at most 2", len(e.IPFamilies))
+	}
+	for _, f := range e.IPFamilies {
+		if f != "IPv4" && f != "IPv6" {
+			return fmt.Errorf("IP family %q is neither IPv4 nor IPv6", f)
 		}
 	}
 	return nil

@@ -9,10 +9,12 @@ import (
 
 func TestAnExportRoundTrips(t *testing.T) {
 	in := Export{
-		Created:   time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC),
-		Type:      Headless,
-		Ports:     []Port{{Name: "http", Protocol: "TCP", Port: 80}},
-		Endpoints: []Endpoint{{Hostname: "web-0", Addresses: []netip.Addr{netip.MustParseAddr("10.1.0.7")}}},
+		Created:         time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC),
+		Type:            Headless,
+		Ports:           []Port{{Name: "http", Protocol: "TCP", Port: 80}},
+		Endpoints:       []Endpoint{{Hostname: "web-0", Addresses: []netip.Addr{netip.MustParseAddr("10.1.0.7")}}},
+		EndpointPorts:   []Port{{Name: "http", Protocol: "TCP", Port: 8080}},
+		SessionAffinity: "ClientIP", AffinityTimeout: 600, IPFamilies: []string{"IPv4"},
 	}
 	out, err := DecodeExport("k", in.Encode())
 	if err != nil {
@@ -35,6 +37,11 @@ func TestAMalformedExportIsAnErrorNamingTheKey(t *testing.T) {
 		"no address":      `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a"}]}`,
 		"bad address":     `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a","addresses":["10.0.0.300"]}]}`,
 		"trailing data":   `{"created":"2026-01-01T00:00:00Z","type":"Headless"} {}`,
+		"bad affinity":    `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"Sticky"}`,
+		"bad timeout":     `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"ClientIP","affinityTimeoutSeconds":-1}`,
+		"bad family":      `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv5"]}`,
+		"three families":  `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv4","IPv6","IPv4"]}`,
+		"bad target port": `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","endpointPorts":[{"protocol":"TCP","port":70000}]}`,
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/utils/ptr"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	"github.com/kubesky/kubesky/contract"
@@ -32,11 +33,41 @@ func buildExport(se *mcsv1beta1.ServiceExport, svc *corev1.Service, slices []*di
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return cs.Export{}, &invalidError{mcsv1beta1.ServiceExportReasonInvalidServiceType, "an ExternalName Service cannot be exported"}
 	}
-	e := cs.Export{Created: se.CreationTimestamp.UTC(), Type: cs.ClusterSetIP, Ports: exportPorts(svc.Spec.Ports), Endpoints: readyEndpoints(slices)}
+	e := cs.Export{Created: se.CreationTimestamp.UTC(), Type: cs.ClusterSetIP, Ports: exportPorts(svc.Spec.Ports),
+		Endpoints: readyEndpoints(slices), EndpointPorts: endpointPorts(slices)}
 	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
 		e.Type = cs.Headless
 	}
+	for _, f := range svc.Spec.IPFamilies {
+		e.IPFamilies = append(e.IPFamilies, string(f))
+	}
+	if svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		e.SessionAffinity = string(corev1.ServiceAffinityClientIP)
+		if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil {
+			e.AffinityTimeout = int(*c.ClientIP.TimeoutSeconds)
+		}
+	}
 	return e, nil
+}
+
+// endpointPorts are the slices' ports, each once, sorted.
+func endpointPorts(from []*discoveryv1.EndpointSlice) []cs.Port {
+	var out []cs.Port
+	for _, s := range from {
+		for _, p := range s.Ports {
+			if p.Port == nil {
+				continue
+			}
+			port := cs.Port{Name: ptr.Deref(p.Name, ""), Protocol: string(ptr.Deref(p.Protocol, corev1.ProtocolTCP)), Port: int(*p.Port)}
+			if !slices.Contains(out, port) {
+				out = append(out, port)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b cs.Port) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Protocol, b.Protocol), cmp.Compare(a.Port, b.Port))
+	})
+	return out
 }
 
 func exportPorts(ports []corev1.ServicePort) []cs.Port {
@@ -125,7 +156,26 @@ func conflict(cluster string, own cs.Export, all map[string]cs.Export) (mcsv1bet
 	if err := portConflict(ids, all); err != nil {
 		return mcsv1beta1.ServiceExportReasonPortConflict, err.Error()
 	}
+	for _, id := range ids[1:] {
+		if reason, what := propertyConflict(oldest, all[id]); reason != "" {
+			return reason, fmt.Sprintf("cluster %s's %s differs from the oldest export's (cluster %s)", id, what, ids[0])
+		}
+	}
 	return mcsv1beta1.ServiceExportReasonNoConflicts, "no conflict with the other clusters' exports"
+}
+
+// propertyConflict names the first property of e that differs from the
+// oldest export's, and the Conflict reason it gives; "" when none does.
+func propertyConflict(oldest, e cs.Export) (mcsv1beta1.ServiceExportConditionReason, string) {
+	switch {
+	case e.SessionAffinity != oldest.SessionAffinity:
+		return mcsv1beta1.ServiceExportReasonSessionAffinityConflict, "session affinity"
+	case e.AffinityTimeout != oldest.AffinityTimeout:
+		return mcsv1beta1.ServiceExportReasonSessionAffinityConfigConflict, "session affinity timeout"
+	case !slices.Equal(e.IPFamilies, oldest.IPFamilies):
+		return mcsv1beta1.ServiceExportReasonIPFamilyConflict, "IP families"
+	}
+	return "", ""
 }
 
 // portConflict finds a port whose name, or protocol and number, an older

@@ -85,6 +85,9 @@ func TestTheOldestExportWinsAConflict(t *testing.T) {
 		{"a newer other type", cs.Export{Created: created.Add(time.Hour), Type: cs.ClusterSetIP}, mcsv1beta1.ServiceExportReasonTypeConflict, "cluster own exports it as ClusterSetIP, the oldest export (cluster east) as Headless"},
 		{"an older other type", cs.Export{Created: created.Add(-time.Hour), Type: cs.ClusterSetIP}, mcsv1beta1.ServiceExportReasonTypeConflict, "cluster east exports it as Headless, the oldest export (cluster own) as ClusterSetIP"},
 		{"a port name on another number", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 3306)}}, mcsv1beta1.ServiceExportReasonPortConflict, `cluster own's port "sql" TCP/3306`},
+		{"another session affinity", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, SessionAffinity: "ClientIP"}, mcsv1beta1.ServiceExportReasonSessionAffinityConflict, "cluster own's session affinity differs from the oldest export's (cluster east)"},
+		{"another affinity timeout", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, AffinityTimeout: 60}, mcsv1beta1.ServiceExportReasonSessionAffinityConfigConflict, "timeout"},
+		{"other IP families", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, IPFamilies: []string{"IPv6"}}, mcsv1beta1.ServiceExportReasonIPFamilyConflict, "IP families"},
 		{"another named port", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("metrics", 9090)}}, mcsv1beta1.ServiceExportReasonNoConflicts, "no conflict"},
 	}
 	for _, c := range cases {

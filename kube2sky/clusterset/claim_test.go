@@ -80,7 +80,7 @@ func TestAClustersEtcdRoleWritesOnlyItsOwnKeys(t *testing.T) {
 }
 
 // grantClusterRole creates root and a user for cluster id whose role may
-// write its claim and exports and read every cluster's exports,
+// write its claim and exports and read the whole clusterset prefix,
 // then turns auth on.
 func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 	t.Helper()
@@ -99,7 +99,7 @@ func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 			return err
 		},
 		func() error {
-			p := cs.ExportsPrefix(cs.DefaultPrefix)
+			p := cs.DefaultPrefix + "/" // the import side lists and watches it all
 			_, err := admin.RoleGrantPermission(ctx, "cluster-"+id, p, prefixEnd(p), clientv3.PermissionType(clientv3.PermRead))
 			return err
 		},

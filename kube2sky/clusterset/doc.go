@@ -5,6 +5,14 @@
 // on one lease. It sets each ServiceExport's Valid, Ready and Conflict
 // conditions.
 //
+// It is the importing half too: it lists and watches the whole prefix,
+// merges every cluster's exports (contract/clusterset's View) and keeps one
+// ServiceImport (v1alpha1) per exported name in each namespace this cluster
+// has, and EndpointSlices of the other clusters' ready endpoints labelled
+// multicluster.kubernetes.io/service-name and source-cluster, managed by
+// kubesky. Both halves share one queue of names and one worker, which
+// writes only while this process holds the cluster's claim.
+//
 // It runs inside kube2sky (--clusterset-prefix) because it needs what
 // kube2sky already holds: the API server connection and informers' RBAC, and
 // an etcd client; but it is a package of its own because its writes follow

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
@@ -20,17 +21,21 @@ import (
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
 	mcsinformers "sigs.k8s.io/mcs-api/pkg/client/informers/externalversions"
 	mcslisters "sigs.k8s.io/mcs-api/pkg/client/listers/apis/v1beta1"
 
+	"github.com/kubesky/kubesky/contract"
 	cs "github.com/kubesky/kubesky/contract/clusterset"
+	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // Store is the part of an etcd client the publisher uses.
 type Store interface {
 	clientv3.KV
 	clientv3.Lease
+	clientv3.Watcher
 }
 
 var _ Store = (*clientv3.Client)(nil)
@@ -53,6 +58,8 @@ type Publisher struct {
 	queue    workqueue.TypedRateLimitingInterface[cs.ServiceName]
 	// term is the claim being served; nil between terms.
 	term atomic.Pointer[term]
+	// imp keeps the ServiceImports and MCS EndpointSlices.
+	imp *importer
 }
 
 // term is one claim of clusters/<cluster-id> on one lease. written is
@@ -74,8 +81,40 @@ func New(cfg Config, kube kubernetes.Interface, mcs mcsclient.Interface, store S
 	p.watch(mf.Multicluster().V1beta1().ServiceExports().Informer(), nameOf)
 	p.watch(kf.Core().V1().Services().Informer(), nameOf)
 	p.watch(kf.Discovery().V1().EndpointSlices().Informer(), sliceServiceOf)
+	p.imp = &importer{cluster: cfg.ClusterID, kube: kube, mcs: mcs, store: cs.NewStore(cfg.Prefix, p.malformed),
+		namespaces: kf.Core().V1().Namespaces().Lister(), imports: mf.Multicluster().V1alpha1().ServiceImports().Lister(), slices: p.slices}
+	p.watch(mf.Multicluster().V1alpha1().ServiceImports().Informer(), nameOf)
+	p.watchNamespaces(kf.Core().V1().Namespaces().Informer())
 	p.start = []func(<-chan struct{}){kf.Start, mf.Start}
 	return p
+}
+
+// watchNamespaces queues the exported names of each namespace created.
+func (p *Publisher) watchNamespaces(inf cache.SharedIndexInformer) {
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		if ns, ok := obj.(*corev1.Namespace); ok {
+			p.queueNames(p.imp.inNamespace(ns.Name))
+		}
+	}})
+	p.synced = append(p.synced, inf.HasSynced)
+}
+
+func (p *Publisher) queueNames(names []cs.ServiceName) {
+	for _, n := range names {
+		p.queue.Add(n)
+	}
+}
+
+func (p *Publisher) malformed(err error) {
+	p.log.Warn("malformed clusterset record skipped", "err", err)
+}
+
+// watchExports lists and watches the clusterset prefix until ctx ends,
+// queueing each name whose merged Service changed.
+func (p *Publisher) watchExports(ctx context.Context) {
+	lw := &etcdstore.ListWatcher{Source: p.store, Prefix: strings.TrimSuffix(p.cfg.Prefix, "/") + "/", Logger: p.log,
+		OnUpdate: func(u contract.Update) { p.queueNames(p.imp.apply(u)) }}
+	_ = lw.Run(ctx) // ctx's error
 }
 
 // watch enqueues the Service each event of inf names.
@@ -99,12 +138,18 @@ func nameOf(obj any) (cs.ServiceName, bool) {
 	return cs.ServiceName{Namespace: ns, Name: name}, err == nil && ok
 }
 
+// sliceServiceOf is the Service of a local EndpointSlice, or of an MCS
+// EndpointSlice kubesky keeps.
 func sliceServiceOf(obj any) (cs.ServiceName, bool) {
 	s, ok := obj.(*discoveryv1.EndpointSlice)
-	if !ok || s.Labels[discoveryv1.LabelServiceName] == "" {
+	if !ok {
 		return cs.ServiceName{}, false
 	}
-	return cs.ServiceName{Namespace: s.Namespace, Name: s.Labels[discoveryv1.LabelServiceName]}, true
+	name := s.Labels[discoveryv1.LabelServiceName]
+	if s.Labels[discoveryv1.LabelManagedBy] == ManagedBy {
+		name = s.Labels[mcsv1alpha1.LabelServiceName]
+	}
+	return cs.ServiceName{Namespace: s.Namespace, Name: name}, name != ""
 }
 
 // Run publishes until ctx ends: informers first, then one term after
@@ -121,6 +166,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { p.work(ctx) })
 	wg.Go(func() { p.resync(ctx) })
+	wg.Go(func() { p.watchExports(ctx) })
 	for ctx.Err() == nil {
 		err := p.serveTerm(ctx)
 		switch {
@@ -149,11 +195,17 @@ func (p *Publisher) resync(ctx context.Context) {
 	}
 }
 
+// queueAll queues every ServiceExport, every exported name of the
+// clusterset and every name kubesky keeps imports of.
 func (p *Publisher) queueAll() {
 	all, _ := p.exports.List(labels.Everything())
 	for _, se := range all {
 		p.queue.Add(cs.ServiceName{Namespace: se.Namespace, Name: se.Name})
 	}
+	if v := p.imp.view.Load(); v != nil {
+		p.queueNames(v.Names())
+	}
+	p.queueNames(p.imp.managed())
 }
 
 // serveTerm claims the cluster key, clears what an earlier term left that

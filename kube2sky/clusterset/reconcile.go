@@ -26,7 +26,7 @@ func (p *Publisher) work(ctx context.Context) {
 		}
 		err := errors.New("no term: waiting for the cluster ID's claim")
 		if t := p.term.Load(); t != nil {
-			err = p.reconcile(ctx, t, name)
+			err = errors.Join(p.reconcile(ctx, t, name), p.imp.reconcile(ctx, name))
 		}
 		if err != nil && ctx.Err() == nil {
 			p.log.Debug("clusterset export not reconciled", "service", name.String(), "err", err)

@@ -18,10 +18,10 @@ const versionTTL = 28800
 // InZone reports whether name is clusterset.local or below it.
 func InZone(name string) bool { return dns.IsSubDomain(cs.Zone, strings.ToLower(name)) }
 
-// Answer answers req's question (in the zone) with records of TTL ttl:
+// Answer answers from v req's question (in the zone) with records of TTL ttl:
 // NXDOMAIN for a name that does not exist, NODATA for a name without
 // records of the type, both with the zone's SOA.
-func (v *View) Answer(req *dns.Msg, ttl uint32) *dns.Msg {
+func Answer(v *cs.View, req *dns.Msg, ttl uint32) *dns.Msg {
 	m := new(dns.Msg).SetReply(req)
 	m.Authoritative = true
 	if len(req.Question) == 0 {
@@ -36,14 +36,14 @@ func (v *View) Answer(req *dns.Msg, ttl uint32) *dns.Msg {
 		m.Rcode = dns.RcodeNameError
 	}
 	if len(m.Answer) == 0 {
-		m.Ns = []dns.RR{v.soa(ttl)}
+		m.Ns = []dns.RR{soa(v, ttl)}
 	}
 	return m
 }
 
 // answerer gathers the records of one question.
 type answerer struct {
-	view  *View
+	view  *cs.View
 	qname string
 	qtype uint16
 	ttl   uint32
@@ -57,7 +57,7 @@ func (a *answerer) lookup(labels []string) bool {
 	switch {
 	case n == 0:
 		if a.qtype == dns.TypeSOA {
-			a.rrs = append(a.rrs, a.view.soa(a.ttl))
+			a.rrs = append(a.rrs, soa(a.view, a.ttl))
 		}
 		return true
 	case n == 1 && labels[0] == "dns-version":
@@ -66,12 +66,12 @@ func (a *answerer) lookup(labels []string) bool {
 	case labels[n-1] != "svc":
 		return false
 	case n == 1:
-		return len(a.view.services) > 0
+		return a.view.Len() > 0
 	case n == 2:
-		return a.view.namespaces[labels[0]]
+		return a.view.HasNamespace(labels[0])
 	}
-	svc := a.view.services[cs.ServiceName{Namespace: labels[n-2], Name: labels[n-3]}]
-	if svc == nil || !svc.exists() {
+	svc := a.view.Service(cs.ServiceName{Namespace: labels[n-2], Name: labels[n-3]})
+	if svc == nil || !svc.Exists() {
 		return false
 	}
 	return a.lookupService(svc, labels[:n-3], strings.Join(labels[n-3:], ".")+"."+cs.Zone)
@@ -80,7 +80,7 @@ func (a *answerer) lookup(labels []string) bool {
 // lookupService answers the names of one Service: the Service itself,
 // _<proto> (empty), _<port>._<proto>, <hostname>.<cluster> (headless).
 // <cluster> alone must not exist.
-func (a *answerer) lookupService(svc *Service, rest []string, fqdn string) bool {
+func (a *answerer) lookupService(svc *cs.Service, rest []string, fqdn string) bool {
 	switch {
 	case len(rest) == 0:
 		a.service(svc, fqdn)
@@ -99,7 +99,7 @@ func isService(label string) bool { return strings.HasPrefix(label, "_") && len(
 
 // service answers the Service's own name: its clusterset IPs or every ready
 // endpoint, and for SRV every named port.
-func (a *answerer) service(svc *Service, fqdn string) {
+func (a *answerer) service(svc *cs.Service, fqdn string) {
 	switch a.qtype {
 	case dns.TypeA, dns.TypeAAAA:
 		if svc.Type == cs.Headless {
@@ -118,7 +118,7 @@ func (a *answerer) service(svc *Service, fqdn string) {
 
 // srv adds the SRV records of the named ports matching name and proto ("" matches
 // all) and says whether any port matched.
-func (a *answerer) srv(svc *Service, fqdn, name, proto string) bool {
+func (a *answerer) srv(svc *cs.Service, fqdn, name, proto string) bool {
 	matches := func(p cs.Port) bool {
 		return p.Name != "" && (name == "" || p.Name == name) && (proto == "" || strings.ToLower(p.Protocol) == proto)
 	}
@@ -147,7 +147,7 @@ func (a *answerer) srv(svc *Service, fqdn, name, proto string) bool {
 }
 
 // endpoint answers <hostname>.<cluster>: that endpoint's addresses.
-func (a *answerer) endpoint(svc *Service, cluster, hostname string) bool {
+func (a *answerer) endpoint(svc *cs.Service, cluster, hostname string) bool {
 	for _, m := range svc.Members {
 		if m.Cluster != cluster {
 			continue
@@ -197,10 +197,10 @@ func (a *answerer) header(rrtype uint16, ttl uint32) dns.RR_Header {
 }
 
 // soa is the zone's SOA record; its serial is the view's etcd revision.
-func (v *View) soa(ttl uint32) dns.RR {
+func soa(v *cs.View, ttl uint32) dns.RR {
 	return &dns.SOA{
 		Hdr: dns.RR_Header{Name: cs.Zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: ttl},
 		Ns:  "ns.dns." + cs.Zone, Mbox: "hostmaster." + cs.Zone,
-		Serial: uint32(v.revision), Refresh: 7200, Retry: 1800, Expire: 86400, Minttl: ttl,
+		Serial: uint32(v.Revision()), Refresh: 7200, Retry: 1800, Expire: 86400, Minttl: ttl,
 	}
 }

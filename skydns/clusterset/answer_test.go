@@ -25,7 +25,7 @@ func addrs(s ...string) []netip.Addr {
 
 // testView: "web" exported as ClusterSetIP by east (older) and west;
 // "db" headless in east and west; "empty" headless without ready endpoints.
-func testView() *View {
+func testView() *cs.View {
 	http := cs.Port{Name: "http", Protocol: "TCP", Port: 80}
 	id := func(cluster, name string) cs.ExportID {
 		return cs.ExportID{Cluster: cluster, ServiceName: cs.ServiceName{Namespace: "shop", Name: name}}
@@ -41,7 +41,7 @@ func testView() *View {
 		id("west", "empty"): {Created: t0, Type: cs.Headless},
 	}
 	imports := map[cs.ServiceName]cs.Import{{Namespace: "shop", Name: "web"}: {IPs: addrs("242.0.0.7", "fd00:242::7")}}
-	return Merge(exports, imports, 42)
+	return cs.Merge(exports, imports, 42)
 }
 
 func TestAnswersFollowTheMCSDNSSpecification(t *testing.T) {
@@ -84,7 +84,7 @@ func TestAnswersFollowTheMCSDNSSpecification(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(dns.TypeToString[c.qtype]+" "+c.name, func(t *testing.T) {
-			m := view.Answer(new(dns.Msg).SetQuestion(c.name, c.qtype), 5)
+			m := Answer(view, new(dns.Msg).SetQuestion(c.name, c.qtype), 5)
 			if m.Rcode != c.rcode {
 				t.Errorf("rcode %s, want %s", dns.RcodeToString[m.Rcode], dns.RcodeToString[c.rcode])
 			}
@@ -126,7 +126,7 @@ func TestAPortNameTakenByAnOlderExportIsLeftOut(t *testing.T) {
 	id := func(c string) cs.ExportID {
 		return cs.ExportID{Cluster: c, ServiceName: cs.ServiceName{Namespace: "n", Name: "s"}}
 	}
-	v := Merge(map[cs.ExportID]cs.Export{
+	v := cs.Merge(map[cs.ExportID]cs.Export{
 		id("b"): {Created: t0, Type: cs.ClusterSetIP, Ports: []cs.Port{{Name: "http", Protocol: "TCP", Port: 80}}},
 		id("a"): {Created: t0, Type: cs.ClusterSetIP, Ports: []cs.Port{{Name: "http", Protocol: "TCP", Port: 8080}}},
 	}, nil, 1)
@@ -138,7 +138,7 @@ func TestAPortNameTakenByAnOlderExportIsLeftOut(t *testing.T) {
 
 func TestTheStoreSkipsAMalformedExportAndSaysWhy(t *testing.T) {
 	var errs []error
-	s := NewStore(cs.DefaultPrefix, func(err error) { errs = append(errs, err) })
+	s := cs.NewStore(cs.DefaultPrefix, func(err error) { errs = append(errs, err) })
 	good := cs.Export{Created: t0, Type: cs.Headless, Endpoints: []cs.Endpoint{{Hostname: "a", Addresses: addrs("10.0.0.1")}}}
 	s.Apply(contract.Update{Revision: 3, Full: true, Events: []contract.Event{
 		{Type: contract.Put, Key: "/clusterset/exports/east/n/good", Value: good.Encode()},
@@ -153,13 +153,13 @@ func TestTheStoreSkipsAMalformedExportAndSaysWhy(t *testing.T) {
 		t.Errorf("malformed reports %v, want one naming the bad key", errs)
 	}
 	s.Apply(contract.Update{Revision: 4, Events: []contract.Event{{Type: contract.Delete, Key: "/clusterset/exports/east/n/good"}}})
-	if m := s.View().Answer(new(dns.Msg).SetQuestion("good.n.svc.clusterset.local.", dns.TypeA), 5); m.Rcode != dns.RcodeNameError {
+	if m := Answer(s.View(), new(dns.Msg).SetQuestion("good.n.svc.clusterset.local.", dns.TypeA), 5); m.Rcode != dns.RcodeNameError {
 		t.Errorf("after the delete: %s, want NXDOMAIN", dns.RcodeToString[m.Rcode])
 	}
 }
 
 func TestAQuestionlessQueryIsFormErr(t *testing.T) {
-	if m := testView().Answer(new(dns.Msg), 5); m.Rcode != dns.RcodeFormatError {
+	if m := Answer(testView(), new(dns.Msg), 5); m.Rcode != dns.RcodeFormatError {
 		t.Errorf("rcode %s", dns.RcodeToString[m.Rcode])
 	}
 }

@@ -2,7 +2,6 @@ package clusterset
 
 import (
 	"github.com/kubesky/kubesky/contract"
-	cs "github.com/kubesky/kubesky/contract/clusterset"
 )
 
 // Store holds the decoded exports and imports under one prefix. It is not
@@ -10,8 +9,8 @@ import (
 // the views it builds.
 type Store struct {
 	prefix   string
-	exports  map[cs.ExportID]cs.Export
-	imports  map[cs.ServiceName]cs.Import
+	exports  map[ExportID]Export
+	imports  map[ServiceName]Import
 	revision int64
 	// malformed is told about every value that is skipped, with the
 	// error naming its key.
@@ -24,7 +23,7 @@ func NewStore(prefix string, malformed func(error)) *Store {
 	if malformed == nil {
 		malformed = func(error) {}
 	}
-	return &Store{prefix: prefix, exports: map[cs.ExportID]cs.Export{}, imports: map[cs.ServiceName]cs.Import{}, malformed: malformed}
+	return &Store{prefix: prefix, exports: map[ExportID]Export{}, imports: map[ServiceName]Import{}, malformed: malformed}
 }
 
 // Apply takes one update of the prefix: a full list replaces everything.
@@ -40,14 +39,14 @@ func (s *Store) Apply(u contract.Update) {
 }
 
 func (s *Store) apply(ev contract.Event) {
-	if id, err := cs.ParseExportKey(s.prefix, ev.Key); err == nil {
+	if id, err := ParseExportKey(s.prefix, ev.Key); err == nil {
 		delete(s.exports, id)
 		if ev.Type == contract.Put {
 			s.putExport(id, ev)
 		}
 		return
 	}
-	if svc, err := cs.ParseImportKey(s.prefix, ev.Key); err == nil {
+	if svc, err := ParseImportKey(s.prefix, ev.Key); err == nil {
 		delete(s.imports, svc)
 		if ev.Type == contract.Put {
 			s.putImport(svc, ev)
@@ -56,8 +55,8 @@ func (s *Store) apply(ev contract.Event) {
 	// other keys (clusters/) carry no answer
 }
 
-func (s *Store) putExport(id cs.ExportID, ev contract.Event) {
-	e, err := cs.DecodeExport(ev.Key, ev.Value)
+func (s *Store) putExport(id ExportID, ev contract.Event) {
+	e, err := DecodeExport(ev.Key, ev.Value)
 	if err != nil {
 		s.malformed(err)
 		return
@@ -65,8 +64,8 @@ func (s *Store) putExport(id cs.ExportID, ev contract.Event) {
 	s.exports[id] = e
 }
 
-func (s *Store) putImport(svc cs.ServiceName, ev contract.Event) {
-	i, err := cs.DecodeImport(ev.Key, ev.Value)
+func (s *Store) putImport(svc ServiceName, ev contract.Event) {
+	i, err := DecodeImport(ev.Key, ev.Value)
 	if err != nil {
 		s.malformed(err)
 		return

@@ -1,0 +1,202 @@
+package clusterset
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	discoverylisters "k8s.io/client-go/listers/discovery/v1"
+	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
+	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
+	mcslisters "sigs.k8s.io/mcs-api/pkg/client/listers/apis/v1alpha1"
+
+	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
+)
+
+// importer keeps this cluster's ServiceImports (v1alpha1, the version
+// CoreDNS's multicluster option reads) and MCS EndpointSlices equal to the
+// merged view of every cluster's exports. It only writes while the
+// publisher holds the cluster's claim, from the publisher's worker.
+type importer struct {
+	cluster    string
+	kube       kubernetes.Interface
+	mcs        mcsclient.Interface
+	namespaces corelisters.NamespaceLister
+	imports    mcslisters.ServiceImportLister
+	slices     discoverylisters.EndpointSliceLister
+	// store is only touched by the ListWatcher's goroutine (apply).
+	store *cs.Store
+	// view is the newest merged view; nil until the first list.
+	view atomic.Pointer[cs.View]
+}
+
+var errNoView = errors.New("the clusterset's exports are not listed yet")
+
+// apply takes an update of the prefix and returns the names whose merged
+// Service changed.
+func (im *importer) apply(u contract.Update) []cs.ServiceName {
+	im.store.Apply(u)
+	next := im.store.View()
+	prev := im.view.Swap(next)
+	var changed []cs.ServiceName
+	for _, name := range next.Names() {
+		if prev == nil || !reflect.DeepEqual(prev.Service(name), next.Service(name)) {
+			changed = append(changed, name)
+		}
+	}
+	if prev != nil {
+		for _, name := range prev.Names() {
+			if next.Service(name) == nil {
+				changed = append(changed, name)
+			}
+		}
+	}
+	return changed
+}
+
+// managed are the names of every ServiceImport and MCS EndpointSlice
+// kubesky keeps in this cluster.
+func (im *importer) managed() []cs.ServiceName {
+	var out []cs.ServiceName
+	sis, _ := im.imports.List(labels.SelectorFromSet(labels.Set{managedByLabel: ManagedBy}))
+	for _, si := range sis {
+		out = append(out, cs.ServiceName{Namespace: si.Namespace, Name: si.Name})
+	}
+	eps, _ := im.slices.List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelManagedBy: ManagedBy}))
+	for _, s := range eps {
+		out = append(out, cs.ServiceName{Namespace: s.Namespace, Name: s.Labels[mcsv1alpha1.LabelServiceName]})
+	}
+	return out
+}
+
+// inNamespace are the view's names in namespace ns.
+func (im *importer) inNamespace(ns string) []cs.ServiceName {
+	v := im.view.Load()
+	if v == nil {
+		return nil
+	}
+	var out []cs.ServiceName
+	for _, name := range v.Names() {
+		if name.Namespace == ns {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// reconcile makes name's ServiceImport and MCS EndpointSlices say what the
+// view holds; a namespace this cluster lacks gets none.
+func (im *importer) reconcile(ctx context.Context, name cs.ServiceName) error {
+	v := im.view.Load()
+	if v == nil {
+		return errNoView
+	}
+	if _, err := im.namespaces.Get(name.Namespace); isNotFound(err) {
+		return nil
+	}
+	svc := v.Service(name)
+	if svc == nil {
+		return errors.Join(im.deleteImport(ctx, name), im.applySlices(ctx, name, nil))
+	}
+	return errors.Join(im.applyImport(ctx, desiredImport(name, svc)), im.applySlices(ctx, name, desiredSlices(im.cluster, name, svc)))
+}
+
+// applyImport creates or updates the ServiceImport, its spec then its
+// status; one kubesky did not make is left alone.
+func (im *importer) applyImport(ctx context.Context, want *mcsv1alpha1.ServiceImport) error {
+	client := im.mcs.MulticlusterV1alpha1().ServiceImports(want.Namespace)
+	cur, err := im.imports.ServiceImports(want.Namespace).Get(want.Name)
+	switch {
+	case isNotFound(err):
+		created, err := client.Create(ctx, want, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		created.Status = want.Status
+		_, err = client.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		return err
+	case err != nil:
+		return err
+	case cur.Labels[managedByLabel] != ManagedBy:
+		return nil
+	}
+	if !equality.Semantic.DeepEqual(cur.Spec, want.Spec) {
+		next := cur.DeepCopy()
+		next.Spec = want.Spec
+		if cur, err = client.Update(ctx, next, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	if equality.Semantic.DeepEqual(cur.Status.Clusters, want.Status.Clusters) {
+		return nil
+	}
+	next := cur.DeepCopy()
+	next.Status.Clusters = want.Status.Clusters
+	_, err = client.UpdateStatus(ctx, next, metav1.UpdateOptions{})
+	return err
+}
+
+// deleteImport deletes kubesky's ServiceImport of name, if any.
+func (im *importer) deleteImport(ctx context.Context, name cs.ServiceName) error {
+	cur, err := im.imports.ServiceImports(name.Namespace).Get(name.Name)
+	if isNotFound(err) || (err == nil && cur.Labels[managedByLabel] != ManagedBy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = im.mcs.MulticlusterV1alpha1().ServiceImports(name.Namespace).Delete(ctx, name.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
+	if isNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// applySlices creates, updates and deletes kubesky's MCS EndpointSlices of
+// name until they are want.
+func (im *importer) applySlices(ctx context.Context, name cs.ServiceName, want []*discoveryv1.EndpointSlice) error {
+	client := im.kube.DiscoveryV1().EndpointSlices(name.Namespace)
+	sel := labels.SelectorFromSet(labels.Set{mcsv1alpha1.LabelServiceName: name.Name, discoveryv1.LabelManagedBy: ManagedBy})
+	cur, err := im.slices.EndpointSlices(name.Namespace).List(sel)
+	if err != nil {
+		return err
+	}
+	have := map[string]*discoveryv1.EndpointSlice{}
+	for _, s := range cur {
+		have[s.Name] = s
+	}
+	var errs []error
+	for _, s := range want {
+		old, ok := have[s.Name]
+		delete(have, s.Name)
+		switch {
+		case !ok:
+			_, err = client.Create(ctx, s, metav1.CreateOptions{})
+		case !sameSlice(old, s):
+			s.ResourceVersion = old.ResourceVersion
+			_, err = client.Update(ctx, s, metav1.UpdateOptions{})
+		default:
+			err = nil
+		}
+		errs = append(errs, err)
+	}
+	for n := range have {
+		if err := client.Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !isNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sameSlice(a, b *discoveryv1.EndpointSlice) bool {
+	return equality.Semantic.DeepEqual(a.Labels, b.Labels) && a.AddressType == b.AddressType &&
+		equality.Semantic.DeepEqual(a.Endpoints, b.Endpoints) && equality.Semantic.DeepEqual(a.Ports, b.Ports)
+}
