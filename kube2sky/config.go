@@ -101,7 +101,7 @@ func DefaultConfig() Config {
 		probeInterval: 2 * time.Second,
 		serviceChunk:  serviceChunk,
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
-		Clusterset:    clusterset.Config{LeaseTTL: 15 * time.Second, ResyncPeriod: time.Minute},
+		Clusterset:    clusterset.Config{LeaseTTL: 12 * time.Second, ResyncPeriod: time.Minute},
 	}
 }
 
