@@ -143,25 +143,23 @@ func splitList(s string) []string {
 }
 
 func parseSizes(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q is not a number of services", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return parseEach(s, "a number of services", strconv.Atoi)
 }
 
 func parseDurations(s string) ([]time.Duration, error) {
-	var out []time.Duration
+	return parseEach(s, "a latency", time.ParseDuration)
+}
+
+// parseEach parses every item of a comma-separated list; a negative
+// value or one that does not parse is an error naming what was wanted.
+func parseEach[T int | time.Duration](s, what string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
 	for _, f := range splitList(s) {
-		d, err := time.ParseDuration(f)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%q is not a latency", f)
+		v, err := parse(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not %s", f, what)
 		}
-		out = append(out, d)
+		out = append(out, v)
 	}
 	return out, nil
 }
