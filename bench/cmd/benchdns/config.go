@@ -36,6 +36,7 @@ type config struct {
 	missRate      int      // queries a second of the forward part's misses
 	missLatencies []time.Duration
 	outage        time.Duration // how long the upstream is away; 0: no outage
+	searchQueries int           // of the Zipf mix, in the search-path workload's files
 }
 
 // defaultParts run unless --parts says otherwise; validParts may be named.
@@ -69,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.externalNames, "external-names", 1000000, "names in the forward part's external zone (at least 200,000)")
 	fs.IntVar(&c.missRate, "miss-rate", 2000, "queries a second of the forward part's miss runs")
 	fs.StringVar(&latencies, "miss-latencies", "0s,20ms", "upstream latencies of the forward part's miss runs, one run each")
+	fs.IntVar(&c.searchQueries, "search-queries", 200000, "queries of the Zipf mix the search-path workload's files are made from (1 to 500,000)")
 	fs.DurationVar(&c.outage, "outage", time.Minute, "how long the forward part's upstream is away (0: no outage)")
 	fs.BoolVar(&c.profile, "profile", true, "take a CPU profile of skydns under load (needs --pprof in skydns)")
 	if err := fs.Parse(args); err != nil {
@@ -116,6 +118,8 @@ func (c config) validate() error {
 		return fmt.Errorf("--external-names %d: want at least %d (the warm set, then names never asked)", c.externalNames, 2*forwardWarmNames)
 	case c.outage != 0 && c.outage < probeEvery+staleTTL+time.Second:
 		return fmt.Errorf("--outage %s: want 0 or at least %s (the names expire, then one probe)", c.outage, probeEvery+staleTTL+time.Second)
+	case c.searchQueries < 1 || c.searchQueries > zipfQueries:
+		return fmt.Errorf("--search-queries %d: want 1 to %d", c.searchQueries, zipfQueries)
 	case c.missRate < 1:
 		return fmt.Errorf("--miss-rate %d: want at least 1", c.missRate)
 	case c.services < 1:

@@ -32,6 +32,7 @@ func TestBadForwardFlagsAreRejectedWithAReason(t *testing.T) {
 		"a negative latency":             {"--miss-latencies", "0s,-20ms"},
 		"a latency without a unit":       {"--miss-latencies", "20"},
 		"an outage shorter than a probe": {"--outage", "5s"},
+		"more search queries than a mix": {"--search-queries", "500001"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -18,15 +18,13 @@ import (
 // svc.<zone> <zone>, ndots:5). Without --autopath it asks the three zone
 // names (NXDOMAIN each) and then the name; with it, skydns answers the
 // first. Pod records tell skydns which namespace 127.0.0.1 is in.
-const (
-	searchNS      = "default"
-	searchQueries = 200000 // of the Zipf mix, per query file
-)
+const searchNS = "default"
 
 // searchPathPart measures sky (without --autopath) on the plain mix, the
 // zone NXDOMAINs of the walk and zone answers, and a second skydns with
 // --autopath on the walk's first query, in interleaved rounds; it returns
-// the runs and the autopath skydns's CPU profile.
+// the runs and CPU profiles of sky under the zone NXDOMAINs and of the
+// autopath skydns under the walk's first query.
 func (b *bench) searchPathPart(ctx context.Context, sky *instance, warm, zipf string) (s report.SearchPath, profile, problem string) {
 	files, err := b.searchPathFiles(zipf)
 	if err != nil {
@@ -62,16 +60,17 @@ func (b *bench) searchPathPart(ctx context.Context, sky *instance, warm, zipf st
 		}
 	}
 	if b.cfg.profile {
-		profile = b.profileUnder(ctx, auto, files[2], "skydns-autopath.cpu.pprof")
+		profile = "skydns under the walk's zone NXDOMAINs:\n\n```\n" + b.profileUnder(ctx, sky, files[0], "skydns-zone-nxdomain.cpu.pprof") + "\n```\n\n" +
+			"skydns --autopath under the walk's first query:\n\n```\n" + b.profileUnder(ctx, auto, files[2], "skydns-autopath.cpu.pprof") + "\n```\n\n"
 	}
 	return s, profile, ""
 }
 
-// searchPathFiles writes, from the first searchQueries names of the Zipf
+// searchPathFiles writes, from the first cfg.searchQueries names of the Zipf
 // mix, the walk's zone names (three lines a name), then zone answers (A
 // of the services), then the walk's first name alone.
 func (b *bench) searchPathFiles(zipf string) ([3]string, error) {
-	names, err := firstNames(zipf, searchQueries)
+	names, err := firstNames(zipf, b.cfg.searchQueries)
 	if err != nil {
 		return [3]string{}, err
 	}
@@ -129,7 +128,7 @@ func (r results) searchPathMarkdown() string {
 		searchNS, searchNS, zone, zone, zone, searchNS, len(r.searchPath.Plain.Samples))
 	b.WriteString(report.SearchPathTable(r.searchPath) + "\n")
 	if r.searchProfile != "" {
-		fmt.Fprintf(&b, "skydns --autopath CPU profile under the walk's first query (go tool pprof -top):\n\n```\n%s\n```\n\n", r.searchProfile)
+		b.WriteString("CPU profiles (go tool pprof -top) of " + r.searchProfile)
 	}
 	return b.String()
 }
