@@ -14,9 +14,11 @@ bench-dns: ## DNS comparison vs CoreDNS, dnsmasq, fixed-answer server, over UDP 
 bench-dns-tcp: ## the TCP part of bench-dns alone (~4 min); tables in bench/results/tcp.md
 	bench/dns.sh --parts tcp --out bench/results/tcp.md $(BENCH_DNS_FLAGS)
 
-# The forwarding caches side by side, each forwarding to one Knot DNS holding an external zone:
-# cache hits, misses at a fixed rate, a storm of one new name, RSS per cached name. See docs/forward.md.
-bench-forward: ## skydns's forwarder and cache vs Unbound, dnsmasq, CoreDNS (forward+cache, NodeLocal DNSCache), Knot Resolver, PowerDNS Recursor; bench/results/forward.md (BENCH_DNS_FLAGS=--rounds 1)
+# The forwarding caches side by side, each forwarding to one Knot DNS holding an external zone
+# through a relay on 127.0.0.1 (latency, outage): cache hits and their latency at half load, misses
+# at +0 and +20 ms, a storm of one new name, RSS per cached name, a 60 s upstream outage, skydns's
+# search path with and without --autopath. About 15 minutes. See docs/forward.md.
+bench-forward: ## skydns's forwarder and cache vs Unbound, dnsmasq, CoreDNS (forward+cache, NodeLocal DNSCache), Knot Resolver, PowerDNS Recursor; bench/results/forward.md (~15 min; BENCH_DNS_FLAGS=--rounds 1)
 	bench/dns.sh --parts forward --out bench/results/forward.md $(BENCH_DNS_FLAGS)
 
 # etcd's watch fan-out to W skydns readers (bench/cmd/fanout): a 3-member etcd cluster of real

@@ -44,7 +44,8 @@ type bench struct {
 	probe   string // a name every server answers with an A record
 
 	up       *upstream // the forward part's upstream, while it runs
-	upstream string    // its host:port
+	link     *link     // the forwarders' path to it
+	upstream string    // the link's host:port, where the forwarders forward
 }
 
 func newBench(ctx context.Context, cfg config, progress io.Writer) (*bench, error) {

@@ -34,6 +34,9 @@ type config struct {
 	forwarders    []string // the forward part's servers
 	externalNames int      // names in the forward part's external zone
 	missRate      int      // queries a second of the forward part's misses
+	missLatencies []time.Duration
+	outage        time.Duration // how long the upstream is away; 0: no outage
+	searchQueries int           // of the Zipf mix, in the search-path workload's files
 }
 
 // defaultParts run unless --parts says otherwise; validParts may be named.
@@ -44,7 +47,7 @@ var (
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
-	var parts, servers, sizes, fwd string
+	var parts, servers, sizes, fwd, latencies string
 	fs := flag.NewFlagSet("benchdns", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.bin, "bin", "bin", "directory holding coredns")
@@ -66,6 +69,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&fwd, "forwarders", strings.Join(forwarderNames(), ","), "the forward part's servers")
 	fs.IntVar(&c.externalNames, "external-names", 1000000, "names in the forward part's external zone (at least 200,000)")
 	fs.IntVar(&c.missRate, "miss-rate", 2000, "queries a second of the forward part's miss runs")
+	fs.StringVar(&latencies, "miss-latencies", "0s,20ms", "upstream latencies of the forward part's miss runs, one run each")
+	fs.IntVar(&c.searchQueries, "search-queries", 200000, "queries of the Zipf mix the search-path workload's files are made from (1 to 500,000)")
+	fs.DurationVar(&c.outage, "outage", time.Minute, "how long the forward part's upstream is away (0: no outage)")
 	fs.BoolVar(&c.profile, "profile", true, "take a CPU profile of skydns under load (needs --pprof in skydns)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -74,6 +80,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var err error
 	if c.memSizes, err = parseSizes(sizes); err != nil {
 		fmt.Fprintf(stderr, "benchdns: --memory-sizes: %v\n", err)
+		return c, err
+	}
+	if c.missLatencies, err = parseDurations(latencies); err != nil {
+		fmt.Fprintf(stderr, "benchdns: --miss-latencies: %v\n", err)
 		return c, err
 	}
 	if err := c.validate(); err != nil {
@@ -106,6 +116,10 @@ func (c config) validate() error {
 	switch {
 	case c.externalNames < 2*forwardWarmNames:
 		return fmt.Errorf("--external-names %d: want at least %d (the warm set, then names never asked)", c.externalNames, 2*forwardWarmNames)
+	case c.outage != 0 && c.outage < probeEvery+staleTTL+time.Second:
+		return fmt.Errorf("--outage %s: want 0 or at least %s (the names expire, then one probe)", c.outage, probeEvery+staleTTL+time.Second)
+	case c.searchQueries < 1 || c.searchQueries > zipfQueries:
+		return fmt.Errorf("--search-queries %d: want 1 to %d", c.searchQueries, zipfQueries)
 	case c.missRate < 1:
 		return fmt.Errorf("--miss-rate %d: want at least 1", c.missRate)
 	case c.services < 1:
@@ -133,13 +147,23 @@ func splitList(s string) []string {
 }
 
 func parseSizes(s string) ([]int, error) {
-	var out []int
+	return parseEach(s, "a number of services", strconv.Atoi)
+}
+
+func parseDurations(s string) ([]time.Duration, error) {
+	return parseEach(s, "a latency", time.ParseDuration)
+}
+
+// parseEach parses every item of a comma-separated list; a negative
+// value or one that does not parse is an error naming what was wanted.
+func parseEach[T int | time.Duration](s, what string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
 	for _, f := range splitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q is not a number of services", f)
+		v, err := parse(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not %s", f, what)
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -29,6 +29,8 @@ const (
 	forwardWarmNames = 100000
 	zipfQueries      = 500000
 	stormClients     = 1000
+	staleNames       = 1000 // names of TTL staleTTL, for the outage
+	staleTTL         = 5 * time.Second
 )
 
 // externalName is the i-th name of the external zone.
@@ -37,10 +39,12 @@ func externalName(i int) string { return fmt.Sprintf("n%07d.%s", i, externalZone
 // forwardRow is one forwarder's figures.
 type forwardRow = report.ForwardRow
 
-// forwardPart runs the forward part: start the upstream, then every
-// forwarder; warm each with the warm set and read its RSS; interleaved
-// rounds of cache hits; then per forwarder a run of misses at a fixed
-// rate and a storm of one new name.
+// forwardPart runs the forward part: start the upstream behind the link,
+// then every forwarder; warm each with the warm set and read its RSS;
+// interleaved rounds of cache hits, then the hit mix at half of each
+// one's saturation; skydns's search-path workload; per forwarder, runs of
+// misses at a fixed rate at each upstream latency and a storm of one new
+// name; last, the upstream outage, every forwarder at once.
 func (b *bench) forwardPart(ctx context.Context, res *results) {
 	up, err := b.startUpstream(ctx)
 	if err != nil {
@@ -50,11 +54,51 @@ func (b *bench) forwardPart(ctx context.Context, res *results) {
 	}
 	defer up.Stop(10 * time.Second)
 	b.up = up
+	if b.link, err = startLink(up.addr); err != nil {
+		res.forwardProblem = "the link to the upstream: " + err.Error()
+		return
+	}
+	defer b.link.close()
+	b.upstream = b.link.addr()
 	warm, zipf, err := b.forwardQueryFiles()
 	if err != nil {
 		res.forwardProblem = err.Error()
 		return
 	}
+	rows, insts := b.startForwarders(ctx, warm)
+	defer func() {
+		for _, inst := range insts {
+			inst.stop()
+		}
+	}()
+	b.hitRounds(ctx, rows, insts, zipf)
+	if sky := insts["skydns"]; sky != nil && ctx.Err() == nil {
+		if b.cfg.profile {
+			res.forwardProfile = b.profileUnder(ctx, sky, zipf, "skydns-forward.cpu.pprof")
+		}
+		res.searchPath, res.searchProfile, res.searchProblem = b.searchPathPart(ctx, sky, warm, zipf)
+	}
+	next := forwardWarmNames
+	for _, row := range rows {
+		if inst := insts[row.Server]; inst != nil && ctx.Err() == nil {
+			for _, latency := range b.cfg.missLatencies {
+				next = b.missRun(ctx, inst, row, next, latency)
+			}
+			b.storm(ctx, inst, row, next)
+			next++
+		}
+	}
+	if b.cfg.outage > 0 && ctx.Err() == nil {
+		b.outagePart(ctx, rows, insts, next)
+	}
+	for _, row := range rows {
+		res.forward = append(res.forward, *row)
+	}
+}
+
+// startForwarders starts every forwarder of the flags and warms it up;
+// insts holds those serving.
+func (b *bench) startForwarders(ctx context.Context, warm string) ([]*forwardRow, map[string]*instance) {
 	rows := make([]*forwardRow, len(b.cfg.forwarders))
 	insts := map[string]*instance{}
 	for i, name := range b.cfg.forwarders {
@@ -65,10 +109,16 @@ func (b *bench) forwardPart(ctx context.Context, res *results) {
 			b.logf("%s: %v", name, err)
 			continue
 		}
-		defer inst.stop()
 		insts[name] = inst
+		rows[i].Outage.ServeStale = inst.serveStale
 		b.warmForwarder(ctx, inst, rows[i], warm)
 	}
+	return rows, insts
+}
+
+// hitRounds runs the interleaved rounds of the cache-hit mix, then the
+// mix at half of each forwarder's saturation QPS.
+func (b *bench) hitRounds(ctx context.Context, rows []*forwardRow, insts map[string]*instance, zipf string) {
 	for r := range b.cfg.rounds {
 		for i := range rows {
 			row := rows[(i+r)%len(rows)]
@@ -77,19 +127,10 @@ func (b *bench) forwardPart(ctx context.Context, res *results) {
 			}
 		}
 	}
-	if sky := insts["skydns"]; sky != nil && b.cfg.profile && ctx.Err() == nil {
-		res.forwardProfile = b.profileUnder(ctx, sky, zipf, "skydns-forward.cpu.pprof")
-	}
-	next := forwardWarmNames
 	for _, row := range rows {
-		if inst := insts[row.Server]; inst != nil && ctx.Err() == nil {
-			next = b.missRun(ctx, inst, row, next)
-			b.storm(ctx, inst, row, next)
-			next++
+		if inst := insts[row.Server]; inst != nil && ctx.Err() == nil && row.QPS() >= 2 {
+			b.halfRun(ctx, inst, row, zipf)
 		}
-	}
-	for _, row := range rows {
-		res.forward = append(res.forward, *row)
 	}
 }
 
@@ -135,7 +176,6 @@ func (b *bench) startUpstream(ctx context.Context) (*upstream, error) {
 		p.Kill()
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
-	b.upstream = u.addr
 	b.logf("upstream Knot DNS on %s: %d names in %s, loaded in %s", u.addr, b.cfg.externalNames, externalZone, time.Since(start).Round(time.Second))
 	return u, nil
 }
@@ -147,6 +187,9 @@ func writeExternalZone(w io.Writer, n int) error {
 		externalZone, externalTTL, externalZone, externalZone, externalZone)
 	for i := range n {
 		fmt.Fprintf(bw, "n%07d A 10.%d.%d.%d\n", i, byte(i>>16), byte(i>>8), byte(i))
+	}
+	for i := range staleNames {
+		fmt.Fprintf(bw, "%s %d A 10.255.%d.%d\n", strings.TrimSuffix(staleName(i), "."+externalZone), int(staleTTL.Seconds()), byte(i>>8), byte(i))
 	}
 	return bw.Flush()
 }
@@ -286,19 +329,22 @@ func (b *bench) hitRun(ctx context.Context, inst *instance, row *forwardRow, zip
 }
 
 // missRun asks inst names never asked before, from the external zone's
-// name first on, at cfg.missRate queries a second for cfg.duration, and
-// counts the upstream queries they cost. It returns the next name unused.
-func (b *bench) missRun(ctx context.Context, inst *instance, row *forwardRow, first int) int {
+// name first on, at cfg.missRate queries a second for cfg.duration, with
+// latency added to each upstream round trip, and counts the upstream
+// queries they cost. It returns the next name unused.
+func (b *bench) missRun(ctx context.Context, inst *instance, row *forwardRow, first int, latency time.Duration) int {
 	n := b.cfg.missRate * int(b.cfg.duration/time.Second)
 	if first+n > b.cfg.externalNames {
 		row.Notes = append(row.Notes, "misses not run: the external zone has too few names left")
 		return first
 	}
-	file := filepath.Join(b.work, fmt.Sprintf("forward-miss-%s", inst.name))
+	file := filepath.Join(b.work, fmt.Sprintf("forward-miss-%s-%d", inst.name, first))
 	if err := gendata.WriteFile(file, func(w io.Writer) error { return writeNames(w, first, first+n) }); err != nil {
 		row.Problem = err.Error()
 		return first
 	}
+	b.link.setDelay(latency)
+	defer b.link.setDelay(0)
 	before, _ := b.up.received(ctx)
 	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: file, MaxRuns: 1, MaxQPS: b.cfg.missRate, Verbose: true, CPU: b.cfg.loadCPU})
 	if err != nil {
@@ -306,26 +352,46 @@ func (b *bench) missRun(ctx context.Context, inst *instance, row *forwardRow, fi
 		return first + n
 	}
 	after, _ := b.up.received(ctx)
-	row.Misses = report.Misses{P50: run.P50, P99: run.P99, Completed: run.Completed, Lost: run.Lost}
+	m := report.Misses{Latency: latency, Rate: b.cfg.missRate, P50: run.P50, P99: run.P99, Completed: run.Completed, Lost: run.Lost}
 	if sent := run.Completed + run.Lost; sent > 0 {
-		row.Misses.Upstream = float64(after-before) / float64(sent)
+		m.Upstream = float64(after-before) / float64(sent)
 	}
-	b.logf("%-18s misses at %d/s: p50 %s p99 %s lost %d, %.2f upstream queries each", inst.name, b.cfg.missRate, run.P50, run.P99, run.Lost, row.Misses.Upstream)
+	row.Misses = append(row.Misses, m)
+	b.logf("%-18s misses at %d/s, upstream +%s: p50 %s p99 %s lost %d, %.2f upstream queries each", inst.name, b.cfg.missRate, latency, run.P50, run.P99, run.Lost, m.Upstream)
 	return first + n
+}
+
+// halfRun sends the cache-hit mix at half of the median saturation QPS
+// and keeps the latencies.
+func (b *bench) halfRun(ctx context.Context, inst *instance, row *forwardRow, zipf string) {
+	rate := int(row.QPS() / 2)
+	run, err := dnsperf.Run(ctx, dnsperf.Options{Addr: inst.addr, QueryFile: zipf, Duration: b.cfg.duration, MaxQPS: rate, Verbose: true, CPU: b.cfg.loadCPU})
+	if err != nil {
+		row.Problem = "half of saturation: " + err.Error()
+		return
+	}
+	row.Half = report.Misses{Rate: rate, P50: run.P50, P99: run.P99, Completed: run.Completed, Lost: run.Lost}
+	b.logf("%-18s cache hits at %d/s: p50 %s p99 %s lost %d", inst.name, rate, run.P50, run.P99, run.Lost)
 }
 
 func (r results) forwardMarkdown(cfg config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Forwarding caches\n\nEvery server forwards all names to one Knot DNS on CPU %d holding %s with %d names (TTL %d s), which counts the queries it receives. "+
-		"Cache hits: the %d-name warm set asked twice, then %d interleaved rounds of %s of a Zipf mix (s = 1.1) over it; RSS per cached name is what the warm set added. "+
-		"Misses: names never asked, %d a second for %s. Storm: %d clients, each from its own socket, ask one new name at once.\n\n",
-		cfg.loadCPU, externalZone, cfg.externalNames, externalTTL, forwardWarmNames, cfg.rounds, cfg.duration, cfg.missRate, cfg.duration, stormClients)
+	fmt.Fprintf(&b, "## Forwarding caches\n\nEvery server forwards all names to one Knot DNS on CPU %d holding %s with %d names (TTL %d s) and %d names of TTL %s, which counts the queries it receives; "+
+		"the forwarders reach it through a UDP relay on 127.0.0.1 in the bench's process (the link), which adds the upstream latency or, during the outage, drops every query. "+
+		"Cache hits: the %d-name warm set asked twice, then %d interleaved rounds of %s of a Zipf mix (s = 1.1) over it, then the mix for %s at half of each server's median QPS; RSS per cached name is what the warm set added. "+
+		"Misses: names never asked, %d a second for %s, at each upstream latency. Storm: %d clients, each from its own socket, ask one new name at once.\n\n",
+		cfg.loadCPU, externalZone, cfg.externalNames, externalTTL, staleNames, staleTTL, forwardWarmNames, cfg.rounds, cfg.duration, cfg.duration, cfg.missRate, cfg.duration, stormClients)
 	if r.forwardProblem != "" {
 		b.WriteString("Not run: " + r.forwardProblem + "\n\n")
 		return b.String()
 	}
-	b.WriteString(report.ForwardTable(r.forward, stormClients) + "\n\n")
-	b.WriteString("### Targets among the forwarding caches\n\n" + report.TargetsTable(report.ForwardTargets(r.forward, "skydns", "unbound")) + "\n")
+	b.WriteString("### Cache hits\n\n" + report.HitsTable(r.forward) + "\n")
+	b.WriteString("### Misses and the storm\n\n" + report.MissesTable(r.forward, stormClients) + "\n")
+	if cfg.outage > 0 {
+		fmt.Fprintf(&b, "### Upstream outage\n\n%s\n\n%s\n", outageMethod(cfg), report.OutageTable(r.forward))
+	}
+	b.WriteString(r.searchPathMarkdown())
+	b.WriteString("### Targets among the forwarding caches\n\n" + report.TargetsTable(append(report.ForwardTargets(r.forward, "skydns", "unbound", staleLimit), r.searchTargets()...)) + "\n")
 	if r.forwardProfile != "" {
 		fmt.Fprintf(&b, "### skydns CPU profile under the cache-hit mix (go tool pprof -top)\n\n```\n%s\n```\n\n", r.forwardProfile)
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -13,7 +14,8 @@ func TestTheForwardPartIsNamedButNotRunByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.runs("forward") || c.runs("dns") || len(c.forwarders) != 2 || c.externalNames != 1000000 {
+	if !c.runs("forward") || c.runs("dns") || len(c.forwarders) != 2 || c.externalNames != 1000000 ||
+		len(c.missLatencies) != 2 || c.missLatencies[1] != 20*time.Millisecond || c.outage != time.Minute {
 		t.Fatalf("config %+v", c)
 	}
 	d, _ := parseFlags(nil, io.Discard)
@@ -27,6 +29,10 @@ func TestBadForwardFlagsAreRejectedWithAReason(t *testing.T) {
 		"an unknown forwarder":           {"--forwarders", "bind9"},
 		"fewer names than two warm sets": {"--external-names", "150000"},
 		"no miss rate":                   {"--miss-rate", "0"},
+		"a negative latency":             {"--miss-latencies", "0s,-20ms"},
+		"a latency without a unit":       {"--miss-latencies", "20"},
+		"an outage shorter than a probe": {"--outage", "5s"},
+		"more search queries than a mix": {"--search-queries", "500001"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -44,17 +50,21 @@ func TestTheExternalZoneParsesWithOneAddressPerName(t *testing.T) {
 		t.Fatal(err)
 	}
 	zp := dns.NewZoneParser(strings.NewReader(b.String()), "", "")
-	names := map[string]string{}
+	names, ttls := map[string]string{}, map[string]uint32{}
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
 		if a, isA := rr.(*dns.A); isA && a.Hdr.Name != "ns."+externalZone {
-			names[a.Hdr.Name] = a.A.String()
+			names[a.Hdr.Name], ttls[a.Hdr.Name] = a.A.String(), a.Hdr.Ttl
 		}
 	}
 	if err := zp.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(names) != 300 || names[externalName(0)] != "10.0.0.0" || names[externalName(299)] != "10.0.1.43" {
+	if len(names) != 300+staleNames || names[externalName(0)] != "10.0.0.0" || names[externalName(299)] != "10.0.1.43" {
 		t.Fatalf("%d names, first %s, last %s", len(names), names[externalName(0)], names[externalName(299)])
+	}
+	last := staleName(staleNames - 1)
+	if ttls[externalName(0)] != externalTTL || ttls[last] != uint32(staleTTL.Seconds()) || names[last] != "10.255.3.231" {
+		t.Fatalf("TTLs %d and %d, %s %s", ttls[externalName(0)], ttls[last], last, names[last])
 	}
 }
 

@@ -10,14 +10,16 @@ import (
 // The forwarding caches of the forward part: every one forwards all names
 // to the same upstream (b.upstream), with room for the warm set. Each
 // writes its configuration into a directory of its own under b.work.
+// Every one that can serves expired answers (RFC 8767) while the upstream
+// is away, as serveStale says; NodeLocal DNSCache's Corefile does not.
 var forwarders = []server{
-	{name: "skydns", argv: skydnsForwardArgv, goRuntime: true, pprof: true},
-	{name: "unbound", argv: unboundArgv},
-	{name: "dnsmasq", argv: dnsmasqForwardArgv},
-	{name: "coredns", argv: corednsForwardArgv(corednsForwardCache)},
-	{name: "coredns-nodelocal", argv: corednsForwardArgv(corednsNodeLocal)},
-	{name: "knot-resolver", argv: kresdArgv},
-	{name: "pdns-recursor", argv: pdnsRecursorArgv},
+	{name: "skydns", argv: skydnsForwardArgv, goRuntime: true, pprof: true, serveStale: "`--serve-stale 1h`"},
+	{name: "unbound", argv: unboundArgv, serveStale: "`serve-expired`, client timeout 1.8 s"},
+	{name: "dnsmasq", argv: dnsmasqForwardArgv, serveStale: "`--use-stale-cache`"},
+	{name: "coredns", argv: corednsForwardArgv(corednsForwardCache), serveStale: "`serve_stale 1h`"},
+	{name: "coredns-nodelocal", argv: corednsForwardArgv(corednsNodeLocal), serveStale: "none (node-cache's Corefile)"},
+	{name: "knot-resolver", argv: kresdArgv, serveStale: "`serve_stale` module"},
+	{name: "pdns-recursor", argv: pdnsRecursorArgv, serveStale: "`serve-stale-extensions=120`"},
 }
 
 func forwarderNames() []string {
@@ -56,7 +58,7 @@ func writeConfig(dir, file, text string) (string, error) {
 func skydnsForwardArgv(b *bench, port, httpPort int) ([]string, error) {
 	return []string{b.cfg.skydns, "--dns-addr", addr(port), "--http-addr", addr(httpPort),
 		"--etcd-endpoints", b.etcdURL, "--zone", zone + ".", "--log-level", "warn", "--pprof",
-		"--upstream", b.upstream, "--cache-size", strconv.Itoa(forwardCacheSize)}, nil
+		"--upstream", b.upstream, "--cache-size", strconv.Itoa(forwardCacheSize), "--serve-stale", "1h"}, nil
 }
 
 // unboundArgv runs Unbound in the foreground, one thread, forwarding
@@ -85,6 +87,9 @@ func unboundArgv(b *bench, port, _ int) ([]string, error) {
     msg-cache-size: 256m
     rrset-cache-size: 256m
     key-cache-size: 1m
+    serve-expired: yes
+    serve-expired-ttl: 3600
+    serve-expired-client-timeout: 1800
 remote-control:
     control-enable: no
 forward-zone:
@@ -97,7 +102,7 @@ forward-zone:
 // dnsmasqForwardArgv runs dnsmasq as a forwarding cache.
 func dnsmasqForwardArgv(b *bench, port, _ int) ([]string, error) {
 	return append(append([]string{"dnsmasq"}, dnsmasqForeground...), "--no-resolv", "--no-hosts",
-		"--server="+hashAddr(b.upstream), "--cache-size="+strconv.Itoa(forwardCacheSize),
+		"--server="+hashAddr(b.upstream), "--cache-size="+strconv.Itoa(forwardCacheSize), "--use-stale-cache",
 		"--port="+strconv.Itoa(port), "--listen-address=127.0.0.1", "--bind-interfaces"), nil
 }
 
@@ -105,7 +110,7 @@ func dnsmasqForwardArgv(b *bench, port, _ int) ([]string, error) {
 // and NodeLocal DNSCache's block for names outside the cluster
 // (node-cache's Corefile: errors, cache 30, reload, loop, forward).
 const (
-	corednsForwardCache = "    forward . %[2]s\n    cache 3600 {\n        success %[3]d\n        denial %[3]d\n    }\n"
+	corednsForwardCache = "    forward . %[2]s\n    cache 3600 {\n        success %[3]d\n        denial %[3]d\n        serve_stale 1h\n    }\n"
 	corednsNodeLocal    = "    errors\n    cache 30\n    reload\n    loop\n    forward . %[2]s\n"
 )
 
@@ -130,6 +135,7 @@ func kresdArgv(b *bench, port, _ int) ([]string, error) {
 	}
 	conf, err := writeConfig(dir, "kresd.conf", fmt.Sprintf(`net.listen('127.0.0.1', %d, { kind = 'dns' })
 trust_anchors.remove('.')
+modules.load('serve_stale < cache')
 cache.open(256 * MB, 'lmdb://%s/cache')
 policy.add(policy.all(policy.FORWARD('%s')))
 `, port, dir, atAddr(b.upstream)))
@@ -148,7 +154,7 @@ func pdnsRecursorArgv(b *bench, port, _ int) ([]string, error) {
 	return []string{"pdns_recursor", "--config-dir=" + dir, "--socket-dir=" + dir, "--daemon=no", "--disable-syslog",
 		"--local-address=127.0.0.1", "--local-port=" + strconv.Itoa(port), "--threads=1", "--pdns-distributes-queries=no",
 		"--forward-zones-recurse=.=" + b.upstream, "--dont-query=", "--dnssec=off", "--allow-from=127.0.0.0/8", "--security-poll-suffix=",
-		"--max-cache-entries=" + strconv.Itoa(4*forwardCacheSize), "--max-packetcache-entries=" + strconv.Itoa(4*forwardCacheSize)}, nil
+		"--max-cache-entries=" + strconv.Itoa(4*forwardCacheSize), "--max-packetcache-entries=" + strconv.Itoa(4*forwardCacheSize), "--serve-stale-extensions=120"}, nil
 }
 
 // atAddr writes host:port as host@port (Unbound, Knot Resolver).

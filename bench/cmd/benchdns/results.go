@@ -33,6 +33,9 @@ type results struct {
 	forward        []forwardRow
 	forwardProblem string // why the forward part did not run
 	forwardProfile string // skydns's CPU profile under the cache-hit mix
+	searchPath     report.SearchPath
+	searchProfile  string // skydns --autopath's CPU profile under the search path
+	searchProblem  string // why the search-path workload did not run
 }
 
 // runParts runs the parts the flags ask for, in order.

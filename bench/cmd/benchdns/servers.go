@@ -35,6 +35,8 @@ type server struct {
 	processTree bool
 	// noCallgrind, if set, says why instructions are not counted.
 	noCallgrind string
+	// serveStale says how a forwarder is set to serve expired answers.
+	serveStale string
 }
 
 var servers = []server{
