@@ -10,5 +10,6 @@
 // program runs again are mapped back on their next use (with the 64 KiB
 // around each that the kernel maps at once). Mappings that can
 // be written (data, heap, stacks) are never touched: dropping them would
-// lose what was written.
+// lose what was written. A debugger's breakpoints (its private copies of
+// code pages) are dropped too.
 package exepages
