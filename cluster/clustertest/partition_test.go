@@ -146,7 +146,7 @@ func writePartition(t *testing.T, c *cluster.Cluster, n cluster.Node, cutFor tim
 	t.Helper()
 	text := fmt.Sprintf(`# Node-local skydns cut off from the control plane
 
-`+"`make bench-node-local-partition`"+`, one run, %s, on a real cluster of %d nodes on this 2-core machine
+`+"`make bench-node-local-partition NODES=%d`"+`, one run, %s, on a real cluster on this 2-core machine
 (cluster/clustertest TestNodeLocalPartition). nftables in %s's network namespace dropped every packet to and from
 port %d (the read-only relays its skydns reads the zone through) for %s; meanwhile one of %d Services changed its
 address, and every one of the names was asked on the node every %s.
@@ -156,7 +156,7 @@ address, and every one of the names was asked on the node every %s.
 | lookups on the cut-off node while cut off: failed / asked | %d / %d |
 | the changed Service while cut off | its old address, from the node's snapshot |
 | the change answered on the node after the drop was lifted | %s (bound: %s) |
-`, time.Now().UTC().Format("2006-01-02"), c.Cfg().Nodes, n.Name, partitionEtcdPort, cutFor.Round(time.Second), partitionNames,
+`, c.Cfg().Nodes, time.Now().UTC().Format("2006-01-02"), n.Name, partitionEtcdPort, cutFor.Round(time.Second), partitionNames,
 		partitionRound, failed, asked, short(catchUp), partitionCatchUp)
 	if err := os.WriteFile(filepath.Join(c.Cfg().RepoDir, "bench", "results", "node-local-partition.md"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
