@@ -81,3 +81,33 @@ func parseLine(line, exe string) (Mapping, bool) {
 	}
 	return Mapping{Start: uintptr(s), End: uintptr(e)}, true
 }
+
+// Resident sums the resident bytes of process pid's mappings of the file
+// exe (an absolute path) by their permissions, from /proc/PID/smaps:
+// "r-xp" is code, "r--p" read-only data, "rw-p" data.
+func Resident(pid int, exe string) (map[string]int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	perms := "" // of the mapping whose lines follow, if it maps exe
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		switch {
+		case len(fields) == 0:
+		case !strings.HasSuffix(fields[0], ":"): // a mapping's header line
+			perms = ""
+			if len(fields) >= 6 && strings.Join(fields[5:], " ") == exe {
+				perms = fields[1]
+			}
+		case fields[0] == "Rss:" && perms != "" && len(fields) == 3:
+			if n, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
+				out[perms] += n << 10
+			}
+		}
+	}
+	return out, s.Err()
+}

@@ -1,7 +1,6 @@
 package exepages
 
 import (
-	"bufio"
 	"os"
 	"strconv"
 	"strings"
@@ -52,37 +51,23 @@ func TestDropLowersTheBinarysResidentPages(t *testing.T) {
 	}
 }
 
-// exeResident sums the Rss of the executable's read-only mappings.
+// exeResident sums the resident bytes of the test binary's read-only
+// mappings.
 func exeResident(t *testing.T) int64 {
 	t.Helper()
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("/proc/self/smaps")
+	byPerms, err := Resident(os.Getpid(), exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var total int64
-	inExe := false
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		switch {
-		case len(fields) == 0:
-		case !strings.HasSuffix(fields[0], ":"): // a mapping's header line
-			_, inExe = parseLine(s.Text(), exe)
-		case fields[0] == "Rss:" && inExe && len(fields) == 3:
-			n, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			total += n << 10
+	for perms, n := range byPerms {
+		if perms[1] == '-' {
+			total += n
 		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return total
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/internal/debughttp"
+	"github.com/kubesky/kubesky/internal/exepages"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -138,44 +139,15 @@ func measure(pid int, httpAddr, binary string) (measured, error) {
 	if m.status, err = procFields(fmt.Sprintf("/proc/%d/status", pid)); err != nil {
 		return m, err
 	}
-	if m.exe, err = exeResident(pid, binary); err != nil {
+	abs, err := filepath.Abs(binary)
+	if err != nil {
+		return m, err
+	}
+	if m.exe, err = exepages.Resident(pid, abs); err != nil {
 		return m, err
 	}
 	m.gm, err = goMetrics(httpAddr)
 	return m, err
-}
-
-// exeResident sums the Rss of pid's mappings of binary by their
-// permissions (r-xp: code, r--p: read-only data, rw-p: data).
-func exeResident(pid int, binary string) (map[string]int64, error) {
-	abs, err := filepath.Abs(binary)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]int64{}
-	perms := "" // of the mapping whose lines follow, if it maps binary
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		switch {
-		case len(fields) == 0:
-		case !strings.HasSuffix(fields[0], ":"): // a mapping's header line
-			perms = ""
-			if len(fields) >= 6 && strings.Join(fields[5:], " ") == abs {
-				perms = fields[1]
-			}
-		case fields[0] == "Rss:" && perms != "" && len(fields) == 3:
-			if n, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
-				out[perms] += n << 10
-			}
-		}
-	}
-	return out, s.Err()
 }
 
 // zone returns the etcd records of n headless Services of e endpoints each,
