@@ -81,6 +81,12 @@ type ListWatcher struct {
 	RelistJitter time.Duration
 	// OnUpdate receives updates in revision order, from one goroutine.
 	OnUpdate func(contract.Update)
+	// OnList, if set, is called as each full list starts, and returns
+	// what takes that list's events one at a time as its pages arrive
+	// (from OnUpdate's goroutine), so that the list is never held whole:
+	// its Full update then comes with no events. A list that fails is
+	// dropped; the next starts with a new call.
+	OnList func() func(contract.Event)
 	// OnState receives every change of State, Confirmed's included (at
 	// least once a ProbeInterval while etcd answers).
 	OnState func(State)
@@ -244,7 +250,16 @@ var listQuanta = []int64{4096, 256, 16}
 func (lw *ListWatcher) readList(ctx context.Context, p *pages) error {
 	var events []contract.Event
 	keep := func(kv *mvccpb.KeyValue) {
-		events = append(events, contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value})
+		if events == nil {
+			// Sized once from the first page's count: a list grown by
+			// appends holds its last two copies at once.
+			events = make([]contract.Event, 0, p.total)
+		}
+		events = append(events, listed(kv))
+	}
+	if lw.OnList != nil {
+		add := lw.OnList()
+		keep = func(kv *mvccpb.KeyValue) { add(listed(kv)) }
 	}
 	p.kv, p.name, p.from, p.end = lw.Source, lw.Prefix, lw.Prefix, clientv3.GetPrefixRangeEnd(lw.Prefix)
 	p.size, p.timeout = lw.PageSize, lw.RequestTimeout
@@ -263,6 +278,11 @@ func (lw *ListWatcher) readList(ctx context.Context, p *pages) error {
 	lw.OnUpdate(contract.Update{Revision: p.revision, Full: true, Events: events})
 	lw.setState(State{Synced: true, Connected: true, Confirmed: time.Now()})
 	return nil
+}
+
+// listed is a listed key as an event.
+func listed(kv *mvccpb.KeyValue) contract.Event {
+	return contract.Event{Type: contract.Put, Key: string(kv.Key), Value: kv.Value}
 }
 
 // pageRetries bounds the retries of failed pages within one list.

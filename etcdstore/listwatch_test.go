@@ -239,18 +239,19 @@ func TestEtcdGoneBetweenTheListAndTheWatchIsReported(t *testing.T) {
 
 // countingSource is an etcd client that counts the Gets made through it,
 // list pages and probes, but not the check of a revision before a watch
-// (a count at that revision), and fails the failGet-th one (none if 0).
+// (a count at that revision), and fails the failGet-th one (none if 0),
+// and with failLast set every one from the failGet-th to the failLast-th.
 type countingSource struct {
 	*clientv3.Client
-	gets    atomic.Int64
-	failGet int64
+	gets              atomic.Int64
+	failGet, failLast int64
 }
 
 func (c *countingSource) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	if op := clientv3.OpGet(key, opts...); op.IsCountOnly() && op.Rev() != 0 {
 		return c.Client.Get(ctx, key, opts...)
 	}
-	if c.gets.Add(1) == c.failGet {
+	if n := c.gets.Add(1); n == c.failGet || n >= c.failGet && n <= c.failLast {
 		return nil, errors.New("the page is lost")
 	}
 	return c.Client.Get(ctx, key, opts...)

@@ -56,6 +56,7 @@ type pages struct {
 	serializable bool
 	cluster      uint64 // the etcd cluster every page must come from; 0: any
 	first        *etcdserverpb.ResponseHeader
+	total        int64 // keys in the range, as the first page counted them
 	finished     bool
 }
 
@@ -77,6 +78,7 @@ func (p *pages) read(ctx context.Context, fn func(*mvccpb.KeyValue)) error {
 		if p.first == nil {
 			p.first = resp.Header
 			p.revision = cmp.Or(p.revision, resp.Header.Revision)
+			p.total = resp.Count
 			p.grow(resp.Count)
 		}
 		for _, e := range resp.Kvs {

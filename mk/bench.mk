@@ -49,13 +49,13 @@ bench-fan-out-feeding: tools ## the relays' CPU per node per change at W = 1,000
 		--watch-batch $(FANOUT_BATCH) --profile-dir $(FANOUT_PROFILES) --out bench/results/fan-out-feeding.md $(FANOUT_FLAGS)
 
 # Where one node-local skydns's memory goes (bench/cmd/nodelocalmem): an embedded etcd with the
-# records of NODELOCAL_SERVICES headless Services × 5 endpoints, a noembed skydns reading it, every
-# name asked once; /proc, the Go runtime's gauges and the heap profile by function. See
-# bench/results/node-local-memory.md.
+# records of NODELOCAL_SERVICES headless Services × 5 endpoints, a noembed skydns reading it with
+# deploy/node-local's --fast-path-answers, every name asked once; /proc, the Go runtime's gauges
+# and the heap profile by function. See bench/results/node-local-memory.md.
 NODELOCAL_SERVICES ?= 10000
 
 .PHONY: bench-node-local-memory
 
 bench-node-local-memory: ## one node-local skydns's resident memory, by part, at NODELOCAL_SERVICES headless Services × 5 endpoints (~2 min at 10,000)
 	CGO_ENABLED=0 $(GO) build -trimpath -tags noembed -ldflags '-s -w' -o bin/bench/skydns-noembed ./cmd/skydns
-	$(GO) run ./bench/cmd/nodelocalmem --skydns bin/bench/skydns-noembed --services $(NODELOCAL_SERVICES)
+	$(GO) run ./bench/cmd/nodelocalmem --skydns bin/bench/skydns-noembed --services $(NODELOCAL_SERVICES) -- --fast-path-answers=4096

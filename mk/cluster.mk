@@ -23,7 +23,7 @@ WITH_CONFORMANCE ?=
 CLUSTER_CONFORMANCE = $(if $(WITH_CONFORMANCE),KUBESKY_CLUSTER_CONFORMANCE='$(CONFORMANCE_FOCUS)')
 CLUSTER_TIMEOUT = $(if $(WITH_CONFORMANCE),45m,20m)
 
-.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security test-migrate bench-node-local test-helm conformance conformance-full
+.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security test-migrate bench-node-local bench-node-local-partition test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
 	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
@@ -54,6 +54,9 @@ test-security: build cluster-tools ## every reader credential of deploy/shared-e
 
 bench-node-local: build cluster-tools ## deploy/node-local's skydns against CoreDNS as NodeLocal DNSCache in one real cluster (NODES=3): latency cold and warm, propagation, rollout, kill -9, the conntrack race, memory; writes bench/results/node-local.md (root, ~15 min)
 	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 40m -run '^TestNodeLocalComparison$$' ./cluster/clustertest/
+
+bench-node-local-partition: build cluster-tools ## one node's skydns cut off from the relays for 2 minutes (nftables in its namespace) while a Service changes: every lookup answered from its snapshot, the change answered within 5 s of rejoining; writes bench/results/node-local-partition.md (root, ~6 min)
+	KUBESKY_BENCH_NODE_LOCAL=1 $(CLUSTER_GO_TEST) -timeout 20m -run '^TestNodeLocalPartition$$' ./cluster/clustertest/
 
 test-helm: build cluster-tools ## deploy/helm/kubesky in the real cluster, every topology (per-pod and shared in one cluster, node-local in a second): helm install, helm upgrade under lookups (none may fail), helm uninstall leaving nothing (root)
 	@$(call with_ticker,integration/tools/build.sh helm)

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesky/kubesky/internal/logging"
 	"github.com/kubesky/kubesky/internal/version"
 	"github.com/kubesky/kubesky/skydns/dnssec"
+	"github.com/kubesky/kubesky/skydns/fastpath"
 	"github.com/kubesky/kubesky/skydns/forward"
 	"github.com/kubesky/kubesky/skydns/resolver"
 	"github.com/kubesky/kubesky/skydns/snapshot"
@@ -35,6 +36,10 @@ type Config struct {
 	// UDPSockets is how many UDP sockets share DNSAddr's port
 	// (SO_REUSEPORT), each read by its own goroutine.
 	UDPSockets int
+	// FastPathAnswers bounds the packed answers the fast path keeps, all
+	// sockets together (about 600 bytes each for an A answer of five
+	// records): a full store is emptied before the next answer is kept.
+	FastPathAnswers int
 	// GCPercent is the Go collector's target (as GOGC) that Run sets: the
 	// heap may grow to 1+GCPercent/100 times what is live before a
 	// collection. Fast-path answers allocate nothing, so a low target
@@ -192,6 +197,7 @@ func DefaultConfig() Config {
 		DNSAddr:            "127.0.0.1:1053",
 		FastPath:           true,
 		UDPSockets:         runtime.GOMAXPROCS(0),
+		FastPathAnswers:    fastpath.DefaultMaxEntries,
 		GCPercent:          DefaultGCPercent,
 		TCP:                DefaultTCPLimits(),
 		HTTPAddr:           "127.0.0.1:8081",
@@ -229,6 +235,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DNSAddr, "dns-addr", c.DNSAddr, "host:port to serve DNS on, UDP and TCP (use 0.0.0.0:53 in a cluster; the default needs no privileges)")
 	fs.BoolVar(&c.FastPath, "fast-path", c.FastPath, "answer plain UDP queries from answers packed once per snapshot (false: every query takes the ordinary path)")
 	fs.IntVar(&c.UDPSockets, "udp-sockets", c.UDPSockets, "UDP sockets sharing the DNS port (SO_REUSEPORT), each with its own reader (default: GOMAXPROCS)")
+	fs.IntVar(&c.FastPathAnswers, "fast-path-answers", c.FastPathAnswers, "most packed answers the fast path keeps, ~600 bytes each (a full store is emptied and fills again from the names asked)")
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
 	c.TCP.addFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
@@ -294,7 +301,7 @@ func (c Config) Embedded() bool { return len(c.Etcd.Endpoints) == 0 }
 // LogValue is the effective configuration, without secrets, for the log.
 func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
-		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets),
+		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets), slog.Int("fast-path-answers", c.FastPathAnswers),
 		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
 		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
 		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),

@@ -61,6 +61,7 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"a missing CA file", []string{"--etcd-endpoints", "https://127.0.0.1:2379", "--etcd-cafile", missing}, "--etcd-cafile"},
 		{"an embedded etcd address without a port", []string{"--embedded-etcd-addr", "127.0.0.1"}, "--embedded-etcd-addr"},
 		{"an empty data dir for the embedded etcd", []string{"--etcd-data-dir", ""}, "--etcd-data-dir"},
+		{"no fast-path answers kept", []string{"--fast-path-answers", "0"}, "--fast-path-answers"},
 		{"a GC target below -1", []string{"--gc-percent", "-2"}, "--gc-percent"},
 		{"a GC target that is not a number", []string{"--gc-percent", "low"}, "--gc-percent"},
 		{"a zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, "--shutdown-timeout"},

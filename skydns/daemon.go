@@ -310,6 +310,7 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 		RecursionAvailable: router.recursionAvailable,
 		MaxUDPSize:         dnsserver.DefaultMaxUDPSize,
 		UDPSockets:         d.cfg.UDPSockets,
+		FastPathEntries:    d.cfg.FastPathAnswers,
 		ReusePort:          d.cfg.NodeLocal.Enabled(),
 		FastStats:          d.metrics.startAnswers(res),
 		Observe:            d.observer(),

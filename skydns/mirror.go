@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/internal/exepages"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
 
@@ -31,10 +32,13 @@ type Mirror struct {
 	// is published, from the writer goroutine.
 	beforePublish func(prev, next *snapshot.Snapshot, u contract.Update)
 
-	// malformed and listed are touched only by the writer goroutine.
+	// malformed, listed and building are touched only by the writer
+	// goroutine.
 	malformed malformedSet
 	// listed is set by a full update until the state after it is seen.
 	listed bool
+	// building is the snapshot of the full list being read (see list).
+	building *snapshot.Builder
 
 	mu    sync.Mutex // guards state
 	state etcdstore.State
@@ -106,17 +110,36 @@ func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, timing WatchTimi
 		StallAfter:     timing.StallAfter,
 		RelistJitter:   timing.RelistJitter,
 		OnUpdate:       m.apply,
+		OnList:         m.list,
 		OnState:        m.setState,
 		Logger:         m.logger,
 	}
 	return lw.Run(ctx)
 }
 
-// apply publishes the snapshot of one revision.
+// list starts the snapshot of a full list, built as its keys arrive: a
+// list held whole until the end would double the process's memory for a
+// moment (its raw values beside the snapshot made of them).
+func (m *Mirror) list() func(contract.Event) {
+	b := m.Snapshot().NewBuilder(0)
+	m.building = b
+	return b.Add
+}
+
+// apply publishes the snapshot of one revision; a full update's is the
+// one list built.
 func (m *Mirror) apply(u contract.Update) {
 	start := time.Now()
 	prev := m.Snapshot()
-	next, errs := prev.Apply(u)
+	var next *snapshot.Snapshot
+	var errs []error
+	if u.Full && m.building != nil {
+		next, errs = m.building.Build(u.Revision)
+		u.Events = m.building.Malformed() // the ones trackMalformed looks at
+		m.building = nil
+	} else {
+		next, errs = prev.Apply(u)
+	}
 	m.beforePublish(prev, next, u)
 	m.current.Store(next)
 	took := time.Since(start)
@@ -157,7 +180,7 @@ func (m *Mirror) setState(s etcdstore.State) {
 	}
 	if m.listed && s.Synced {
 		m.listed = false
-		freeListGarbage()
+		m.freeListGarbage()
 	}
 }
 
@@ -166,8 +189,17 @@ func (m *Mirror) setState(s etcdstore.State) {
 // memory to the OS. A list holds several times the snapshot's size, and the
 // Go heap would otherwise keep room for it until the next GC cycles; this
 // costs one GC, once per list. The ListWatcher reports Synced right after
-// delivering a list, when the list's events are no longer reachable.
-func freeListGarbage() { debug.FreeOSMemory() }
+// delivering a list, when the list's events are no longer reachable. It
+// also gives back the binary's pages that starting up mapped (see
+// exepages): the ones serving needs are mapped again as they run.
+func (m *Mirror) freeListGarbage() {
+	debug.FreeOSMemory()
+	if n, err := exepages.Drop(); err != nil {
+		m.logger.Warn("could not give back the binary's resident pages", "err", err)
+	} else {
+		m.logger.Debug("gave back the binary's resident pages", "mapped_bytes", n)
+	}
+}
 
 // State returns the health of the feed.
 func (m *Mirror) State() etcdstore.State {

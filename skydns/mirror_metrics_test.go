@@ -69,3 +69,20 @@ func sample(t *testing.T, m *Metrics, name, label string) *dto.Metric {
 	t.Fatalf("no series %s{%s}", name, label)
 	return nil
 }
+
+// TestAListedMalformedValueIsCountedOnceAndSkipped: the first list, built
+// as its keys arrive, skips a malformed value and counts it.
+func TestAListedMalformedValueIsCountedOnceAndSkipped(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	put(t, etcd, web, "a", `{"host":"10.0.0.1"}`)
+	put(t, etcd, web, "b", `not json`)
+	metrics := NewMetrics(func() float64 { return 0 })
+	m := runCountedMirror(t, etcd.Client, metrics, slog.New(slog.DiscardHandler))
+	waitHosts(t, m, web, "[10.0.0.1]")
+	for name, want := range map[string]float64{"skydns_malformed_values_total": 1, "skydns_malformed_values": 1} {
+		s := sample(t, metrics, name, "")
+		if got := s.GetCounter().GetValue() + s.GetGauge().GetValue(); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ func (c *Config) Validate() error {
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
 		checkUDPSockets(c.UDPSockets),
+		checkFastPathAnswers(c.FastPathAnswers),
 		checkGCPercent(c.GCPercent),
 		c.TCP.validate(),
 		checkListenAddr("--http-addr", c.HTTPAddr),
@@ -238,6 +239,13 @@ const maxUDPSockets = 256
 func checkUDPSockets(n int) error {
 	if n < 1 || n > maxUDPSockets {
 		return fmt.Errorf("--udp-sockets: %d: want 1 to %d", n, maxUDPSockets)
+	}
+	return nil
+}
+
+func checkFastPathAnswers(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--fast-path-answers: %d: want at least 1 (--fast-path=false turns the fast path off)", n)
 	}
 	return nil
 }

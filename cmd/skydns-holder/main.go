@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/internal/exepages"
 	"github.com/kubesky/kubesky/skydns/sockhold"
 )
 
@@ -50,6 +51,11 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	logger.Info("holding the skydns sockets of a directory", "dir", *dir, "upstream", up)
+	// Starting mapped most of the binary; holding and forwarding run a
+	// small part of it (see exepages).
+	if _, err := exepages.Drop(); err != nil {
+		logger.Warn("could not give back the binary's resident pages", "err", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	<-ctx.Done()

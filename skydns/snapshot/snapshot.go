@@ -54,34 +54,62 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 // contract). The cost is proportional to the number of events, not to the
 // size of the snapshot.
 func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
+	if u.Full {
+		b := s.NewBuilder(len(u.Events))
+		for _, ev := range u.Events {
+			b.Add(ev)
+		}
+		return b.Build(u.Revision)
+	}
 	var errs []error
 	tree := s.tree
-	if u.Full {
-		tree, errs = s.build(u.Events)
-	} else {
-		for _, ev := range u.Events {
-			var err error
-			if tree, err = s.applyEvent(tree, ev); err != nil {
-				errs = append(errs, err)
-			}
+	for _, ev := range u.Events {
+		var err error
+		if tree, err = s.applyEvent(tree, ev); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return &Snapshot{prefix: s.prefix, revision: u.Revision, tree: tree}, errs
 }
 
-// build makes a tree from a full list, in place, with no copies.
-func (s *Snapshot) build(events []contract.Event) (*immutable.SortedMap[string, value], []error) {
-	var records []record
-	var errs []error
-	for _, ev := range events {
-		tk, v, err := s.decodeEvent(ev)
-		if err != nil {
-			errs = append(errs, err)
-		} else if tk != "" && ev.Type != contract.Delete {
-			records = append(records, record{tk, v})
-		}
+// Builder makes a snapshot of a full list from its events one at a time,
+// so that a list need not be held whole: each event is decoded and packed
+// as it is added, and its raw value may go at once.
+type Builder struct {
+	s       *Snapshot
+	records []record
+	errs    []error
+	bad     []contract.Event
+}
+
+// NewBuilder returns a Builder of a snapshot of s's prefix, with room
+// for size records.
+func (s *Snapshot) NewBuilder(size int) *Builder {
+	return &Builder{s: s, records: make([]record, 0, size)}
+}
+
+// Add decodes one event of the list, as Apply does; a value that does not
+// decode is reported by Build, and its event kept for Malformed.
+func (b *Builder) Add(ev contract.Event) {
+	tk, v, err := b.s.decodeEvent(ev)
+	switch {
+	case err != nil:
+		b.errs = append(b.errs, err)
+		b.bad = append(b.bad, ev)
+	case tk != "" && ev.Type != contract.Delete:
+		b.records = append(b.records, record{tk, v})
 	}
-	return buildTree(records), errs
+}
+
+// Malformed returns the events added whose values did not decode.
+func (b *Builder) Malformed() []contract.Event { return b.bad }
+
+// Build returns the snapshot of the events added, at revision, and the
+// errors of those that did not decode. The Builder is spent.
+func (b *Builder) Build(revision int64) (*Snapshot, []error) {
+	tree := buildTree(b.records)
+	b.records = nil
+	return &Snapshot{prefix: b.s.prefix, revision: revision, tree: tree}, b.errs
 }
 
 // record is one tree key and its value.

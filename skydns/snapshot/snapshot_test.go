@@ -232,3 +232,31 @@ func TestAFullListHoldsWhatTheSameEventsOneByOneHold(t *testing.T) {
 		t.Errorf("the key given twice holds %+v, want the last value", es)
 	}
 }
+
+// TestABuilderMakesWhatAFullUpdateMakesAndKeepsItsMalformedEvents: events
+// added one at a time build the snapshot a Full update of them builds; a
+// value that does not decode is an error of Build, and its event is
+// returned by Malformed (the key outside the prefix is neither).
+func TestABuilderMakesWhatAFullUpdateMakesAndKeepsItsMalformedEvents(t *testing.T) {
+	events := []contract.Event{
+		put("/skydns/local/cluster/svc/ns/web/a", `{"host":"10.0.0.1"}`),
+		put("/skydns/local/cluster/svc/ns/web/b", `not json`),
+		put("/other/key", `{"host":"10.0.0.3"}`),
+		put("/skydns/local/cluster/svc/ns/db/a", `{"host":"db.example."}`),
+	}
+	b := snapshot.Empty(prefix).NewBuilder(0)
+	for _, ev := range events {
+		b.Add(ev)
+	}
+	built, errs := b.Build(7)
+	full, fullErrs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 7, Full: true, Events: events})
+	if len(errs) != 1 || len(fullErrs) != 1 || !strings.Contains(errs[0].Error(), "/skydns/local/cluster/svc/ns/web/b") {
+		t.Fatalf("errors %v and %v, want one naming the malformed key each", errs, fullErrs)
+	}
+	if bad := b.Malformed(); len(bad) != 1 || bad[0].Key != events[1].Key || string(bad[0].Value) != "not json" {
+		t.Errorf("Malformed() = %+v, want the event of web/b", bad)
+	}
+	if built.Revision() != 7 || all(built) != all(full) || built.Len() != 2 {
+		t.Errorf("built at %d: %q, want at 7 what the Full update holds: %q", built.Revision(), all(built), all(full))
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/embedetcd"
 	"github.com/kubesky/kubesky/internal/debughttp"
+	"github.com/kubesky/kubesky/internal/exepages"
 	"github.com/kubesky/kubesky/kube2sky/records"
 )
 
@@ -110,11 +111,43 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if err := askAll(dnsAddr, names); err != nil {
 		return err
 	}
+	m, err := measure(cmd.Process.Pid, httpAddr, o.skydns)
+	if err != nil {
+		return err
+	}
 	heapFile := filepath.Join(dir, "heap.pb.gz")
 	if err := debughttp.Fetch(context.Background(), "http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile); err != nil {
 		return err
 	}
-	return report(out, o, cmd.Process.Pid, httpAddr, heapFile, len(kvs), gendata.RawBytes(kvs), ready)
+	return report(out, o, m, heapFile, len(kvs), gendata.RawBytes(kvs), ready)
+}
+
+// measured is what /proc and /metrics said of skydns after the names were
+// asked, before the heap profile was taken.
+type measured struct {
+	status, smaps map[string]int64
+	exe           map[string]int64 // resident bytes of the binary's mappings, by permissions
+	gm            map[string]float64
+}
+
+func measure(pid int, httpAddr, binary string) (measured, error) {
+	var m measured
+	var err error
+	if m.smaps, err = procFields(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err != nil {
+		return m, err
+	}
+	if m.status, err = procFields(fmt.Sprintf("/proc/%d/status", pid)); err != nil {
+		return m, err
+	}
+	abs, err := filepath.Abs(binary)
+	if err != nil {
+		return m, err
+	}
+	if m.exe, err = exepages.Resident(pid, abs); err != nil {
+		return m, err
+	}
+	m.gm, err = goMetrics(httpAddr)
+	return m, err
 }
 
 // zone returns the etcd records of n headless Services of e endpoints each,
@@ -263,19 +296,8 @@ func goMetrics(httpAddr string) (map[string]float64, error) {
 	return out, s.Err()
 }
 
-func report(out io.Writer, o options, pid int, httpAddr, heapFile string, keys, rawBytes int, ready time.Duration) error {
-	smaps, err := procFields(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return err
-	}
-	status, err := procFields(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return err
-	}
-	gm, err := goMetrics(httpAddr)
-	if err != nil {
-		return err
-	}
+func report(out io.Writer, o options, m measured, heapFile string, keys, rawBytes int, ready time.Duration) error {
+	status, smaps, gm := m.status, m.smaps, m.gm
 	mib := func(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
 	info, err := os.Stat(o.skydns)
 	if err != nil {
@@ -293,6 +315,9 @@ func report(out io.Writer, o options, pid int, httpAddr, heapFile string, keys, 
 		{"VmHWM (peak resident)", float64(status["VmHWM"])},
 		{"smaps_rollup Anonymous (heap, stacks, runtime)", float64(smaps["Anonymous"])},
 		{"smaps_rollup file-backed (binary pages)", float64(smaps["Rss"] - smaps["Anonymous"])},
+		{"· the binary's code (r-xp)", float64(m.exe["r-xp"])},
+		{"· the binary's read-only data (r--p)", float64(m.exe["r--p"])},
+		{"· the binary's data (rw-p)", float64(m.exe["rw-p"])},
 		{"Go heap in use (go_memstats_heap_inuse_bytes)", gm["go_memstats_heap_inuse_bytes"]},
 		{"Go heap live (go_memstats_heap_alloc_bytes)", gm["go_memstats_heap_alloc_bytes"]},
 		{"Go heap idle, not returned (heap_idle - heap_released)", gm["go_memstats_heap_idle_bytes"] - gm["go_memstats_heap_released_bytes"]},

@@ -314,6 +314,7 @@ volumeMounts:
     - --lameduck=2s
     - --ns-addrs={{ $.Values.service.clusterIP }}
     - --node-local-peers=/run/skydns-peers
+    - --fast-path-answers=4096
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
     - name: run
