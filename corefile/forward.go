@@ -161,7 +161,6 @@ var forwardIgnored = map[string]string{
 
 // forwardRefused are forward options kubesky lacks, with why.
 var forwardRefused = map[string]string{
-	"except":                           "skydns forwards every name outside its zones",
 	"max_fails":                        "skydns marks an upstream down at its first failure",
 	"next":                             "skydns returns the upstream's answer, whatever its rcode",
 	"next_on_nodata":                   "skydns returns the upstream's answer, whatever its rcode",
@@ -185,6 +184,8 @@ func (t *translator) forwardOption(o option, root bool) {
 		t.healthCheck(a, o.args)
 	case "force_tcp":
 		t.forceTCP(a, root)
+	case "except":
+		t.except(a, o.args, root)
 	case "prefer_udp":
 		t.use(a, "skydns always asks over UDP first, then over TCP after a truncated answer")
 	case "tls_servername":
@@ -206,6 +207,25 @@ func (t *translator) forceTCP(a at, root bool) {
 		return
 	}
 	t.use(a, "plain DNS upstreams are asked over TCP only", sky(forward.FlagForwardTCP, "true"))
+}
+
+// except is except: like force_tcp, one setting of skydns's, taken from
+// the root's forward only.
+func (t *translator) except(a at, domains []string, root bool) {
+	switch {
+	case !root:
+		t.refuse(a, "skydns excepts names from its default upstreams only: except in the forward of . only")
+	case len(domains) == 0:
+		t.refuse(a, "except takes one domain or more")
+	default:
+		for _, d := range domains {
+			if _, why := normalZone(d); why != "" {
+				t.refuse(a, d+": "+why)
+				return
+			}
+		}
+		t.use(a, "names under these domains are not forwarded: SERVFAIL", sky(forward.FlagForwardExcept, strings.Join(domains, ",")))
+	}
 }
 
 func (t *translator) maxConcurrent(a at, args []string) {

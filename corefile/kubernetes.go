@@ -1,11 +1,12 @@
 package corefile
 
 import (
-	"github.com/kubesky/kubesky/contract"
 	"strconv"
 	"strings"
 
 	"github.com/coredns/caddy/caddyfile"
+
+	"github.com/kubesky/kubesky/contract"
 )
 
 // reverseZones are always answered by skydns, from kube2sky's PTR records.

@@ -25,6 +25,7 @@ const (
 	FlagMaxConcurrent       = "forward-max-concurrent"
 	FlagHealthCheck         = "forward-health-check"
 	FlagForwardTCP          = "forward-tcp"
+	FlagForwardExcept       = "forward-except"
 )
 
 // DefaultAllowRecursion are the clients that get recursion unless
@@ -85,6 +86,10 @@ type Config struct {
 	// ForceTCP asks plain DNS upstreams over TCP only, as CoreDNS's
 	// force_tcp; false: over UDP, and over TCP after a truncated reply.
 	ForceTCP bool
+	// Except are domains whose names are not sent to the default
+	// upstreams: SERVFAIL, as CoreDNS's forward except (a stub domain's
+	// names still go to it).
+	Except []string
 	// UpstreamTLSCA is a PEM file of the CAs that DNS over TLS upstreams'
 	// certificates are verified against; empty: the system's roots.
 	UpstreamTLSCA string
@@ -136,6 +141,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 		"queries in flight to one upstream at most; more go to the next upstream, or get SERVFAIL; 0 means no limit")
 	fs.DurationVar(&c.HealthCheck, FlagHealthCheck, c.HealthCheck,
 		"how often an upstream that failed is probed until it answers again; 0 disables probing")
+	fs.StringSliceVar(&c.Except, FlagForwardExcept, c.Except,
+		"domains whose names are not forwarded to --upstream but get SERVFAIL, comma separated (stub domains still forward)")
 	fs.BoolVar(&c.ForceTCP, FlagForwardTCP, c.ForceTCP,
 		"ask plain DNS upstreams over TCP only (false: over UDP, then over TCP after a truncated reply)")
 	fs.StringVar(&c.UpstreamTLSCA, FlagUpstreamTLSCA, c.UpstreamTLSCA,
@@ -154,6 +161,7 @@ type parsed struct {
 	listen    []netip.AddrPort
 	acl       []netip.Prefix
 	stubs     map[string][]netip.AddrPort
+	except    []string                  // lower-case FQDNs
 	tls       map[netip.AddrPort]string // the DNS over TLS upstreams' server names
 	roots     *x509.CertPool            // nil: the system's roots
 }
@@ -170,6 +178,7 @@ func (c Config) parse() (parsed, error) {
 	p.acl, errs = parseEach("--"+FlagAllowRecursion, c.AllowRecursion, ParsePrefix, errs)
 	var stubs []stubFlag
 	stubs, errs = parseEach("--"+FlagStubDomain, c.StubDomains, parseStubFlag, errs)
+	p.except, errs = parseEach("--"+FlagForwardExcept, c.Except, stubDomain, errs)
 	p.stubs = map[string][]netip.AddrPort{}
 	for _, s := range stubs {
 		p.stubs[s.domain] = append(p.stubs[s.domain], s.servers...)

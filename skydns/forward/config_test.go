@@ -70,6 +70,8 @@ func TestFlags(t *testing.T) {
 		{"a stub domain with a bad server", []string{"--stub-domain=example.corp=ns1.example.corp"}, "--stub-domain"},
 		{"a stub for the root", []string{"--stub-domain=.=127.0.0.1"}, "--stub-domain"},
 		{"a cache size that is not a number", []string{"--cache-size=lots"}, "--cache-size"},
+		{"an except domain that is no domain", []string{"--forward-except=a..b"}, "--forward-except"},
+		{"the root excepted", []string{"--forward-except=."}, "--forward-except"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name+" is an error naming "+tt.flag, func(t *testing.T) {

@@ -81,6 +81,26 @@ func TestForceTCPAsksOverTCPOnly(t *testing.T) {
 	}
 }
 
+// TestExceptedNamesAreNotForwarded: CoreDNS's forward except
+// (--forward-except). An excepted name gets SERVFAIL without a query
+// upstream; a name beside it, and one of a stub domain inside it, still go.
+func TestExceptedNamesAreNotForwarded(t *testing.T) {
+	up, stub := startUpstream(t, answerA("192.0.2.22", 60)), startUpstream(t, answerA("192.0.2.23", 60))
+	cfg := testConfig(up.addr)
+	cfg.Except = []string{"Corp.Example", "internal."}
+	cfg.StubDomains = []string{"dc1.corp.example=" + stub.addr}
+	f, _, _ := testForwarder(t, cfg)
+
+	wantRcode(t, ask(t, f, "db.corp.example.", dns.TypeA), dns.RcodeServerFailure)
+	wantRcode(t, ask(t, f, "CORP.example.", dns.TypeA), dns.RcodeServerFailure)
+	wantRcode(t, ask(t, f, "x.internal.", dns.TypeA), dns.RcodeServerFailure)
+	if up.queries() != 0 {
+		t.Errorf("the upstream saw %d queries for excepted names, want 0", up.queries())
+	}
+	wantA(t, ask(t, f, "corp.example.org.", dns.TypeA), "192.0.2.22", 60)
+	wantA(t, ask(t, f, "db.dc1.corp.example.", dns.TypeA), "192.0.2.23", 60)
+}
+
 func TestRotation(t *testing.T) {
 	t.Run("a black-holed upstream is passed over within the deadline and then tried last", func(t *testing.T) {
 		hole, good := blackHole(t), startUpstream(t, answerA("192.0.2.30", 60))

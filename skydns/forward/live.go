@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/snapshot"
 )
@@ -37,7 +39,18 @@ type settings struct {
 	upstream *route
 	acl      acl
 	cache    *cache
-	from     Config // the values they were made from
+	except   []string // domains not sent to upstream (lower-case FQDNs)
+	from     Config   // the values they were made from
+}
+
+// excepted says whether name is under one of the except domains.
+func (s *settings) excepted(name string) bool {
+	for _, d := range s.except {
+		if dns.IsSubDomain(d, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // newSettings builds the settings of cfg, parsed as p. The cache of old
@@ -47,7 +60,7 @@ func (f *Forwarder) newSettings(cfg Config, p parsed, old *settings) (*settings,
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{upstream: newRoute("", servers), acl: p.acl, from: cfg}
+	s := &settings{upstream: newRoute("", servers), acl: p.acl, except: p.except, from: cfg}
 	f.dot.set(p.tls, p.roots)
 	if old != nil && old.from.CacheSize == cfg.CacheSize && old.from.CacheMaxNegativeTTL == cfg.CacheMaxNegativeTTL && old.from.ServeStale == cfg.ServeStale {
 		s.cache = old.cache

@@ -77,6 +77,9 @@ func (f *Forwarder) routeFor(s *settings, name string) *route {
 func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 	s := f.settings.Load()
 	r := f.routeFor(s, q.name)
+	if r == s.upstream && s.excepted(q.name) {
+		return nil, errExcepted
+	}
 	key := q.key(r)
 	now := f.now()
 	if e, ok := s.cache.get(key, now); ok {
@@ -114,6 +117,10 @@ func (f *Forwarder) resolve(ctx context.Context, q question) (*dns.Msg, error) {
 // 1.8 s (section 5), before a resolver's 2 s retry, with 100 ms kept for
 // a busy machine's scheduling; the fetch goes on and refreshes the cache.
 const clientResponseTimer = 1700 * time.Millisecond
+
+// errExcepted answers a name under an except domain (--forward-except):
+// SERVFAIL, never sent upstream.
+var errExcepted = errors.New("the name is under a --forward-except domain")
 
 // errAllDown answers a name the cache does not hold while every server of
 // its route is down (health.allDown): SERVFAIL at once, not after the
