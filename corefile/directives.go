@@ -19,6 +19,7 @@ var handlers = map[string]func(*translator, server, use){
 	"autopath":    (*translator).autopath,
 	"rewrite":     (*translator).rewrite,
 	"template":    (*translator).template,
+	"dnstap":      (*translator).dnstap,
 }
 
 // quiet are the plugins that change nothing kubesky answers, with why.
@@ -36,7 +37,6 @@ var quiet = map[string]string{
 // with where to look instead when kubesky has the feature elsewhere.
 var lacking = map[string]string{
 	"dnssec":   "skydns signs zones from key files (--dnssec-key), not from a Corefile",
-	"dnstap":   "set skydns --dnstap instead",
 	"tls":      "set skydns --tls-addr, --tls-cert and --tls-key instead",
 	"transfer": "set skydns --transfer-to and --notify instead",
 	"pprof":    "set skydns --pprof instead",

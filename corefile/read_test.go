@@ -327,3 +327,30 @@ func TestNamespacesNeedPodsDisabled(t *testing.T) {
 		}
 	}
 }
+
+// dnstap becomes skydns's --dnstap: a path or unix:// is a Unix socket,
+// tcp:// a TCP reader; identity is kept; tls:// and other options are
+// refused.
+func TestDnstapBecomesSkydnssFlag(t *testing.T) {
+	for _, c := range []struct{ lines, want string }{
+		{"dnstap /var/run/tap.sock full", "--dnstap=unix:/var/run/tap.sock"},
+		{"dnstap unix:///var/run/tap.sock", "--dnstap=unix:/var/run/tap.sock"},
+		{"dnstap tcp://127.0.0.1:6000 full {\n    identity node-1\n  }", "--dnstap-identity=node-1"},
+		{"dnstap tls://127.0.0.1:6000", ""},
+		{"dnstap /s {\n    skipverify\n  }", ""},
+	} {
+		p, err := Read("Corefile", []byte(".:53 {\n  "+c.lines+"\n}\n"), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.want == "" {
+			if p.Err() == nil {
+				t.Errorf("%q: usable, want refused", c.lines)
+			}
+			continue
+		}
+		if p.Err() != nil || !slices.Contains(p.Flags("skydns"), c.want) {
+			t.Errorf("%q: flags %q (%v), want %s", c.lines, p.Flags("skydns"), p.Err(), c.want)
+		}
+	}
+}
