@@ -20,6 +20,7 @@ var handlers = map[string]func(*translator, server, use){
 	"rewrite":     (*translator).rewrite,
 	"template":    (*translator).template,
 	"dnstap":      (*translator).dnstap,
+	"dnssec":      (*translator).dnssec,
 }
 
 // quiet are the plugins that change nothing kubesky answers, with why.
@@ -36,7 +37,6 @@ var quiet = map[string]string{
 // lacking are CoreDNS plugins kubesky has no equivalent of in a Corefile,
 // with where to look instead when kubesky has the feature elsewhere.
 var lacking = map[string]string{
-	"dnssec":   "skydns signs zones from key files (--dnssec-key), not from a Corefile",
 	"tls":      "set skydns --tls-addr, --tls-cert and --tls-key instead",
 	"transfer": "set skydns --transfer-to and --notify instead",
 	"pprof":    "set skydns --pprof instead",

@@ -354,3 +354,24 @@ func TestDnstapBecomesSkydnssFlag(t *testing.T) {
 		}
 	}
 }
+
+// dnssec with key files becomes skydns's --dnssec-key, one per key, named
+// with .key; zones skydns does not answer, and keys not in files, are
+// refused.
+func TestDnssecBecomesSkydnssKeys(t *testing.T) {
+	p, err := Read("Corefile", []byte("cluster.local:53 {\n  kubernetes\n  dnssec {\n    key file /k/Kcluster.local.+013+1 /k/Kcluster.local.+013+2.key\n    cache_capacity 10000\n  }\n}\n"), DefaultOptions())
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	for _, want := range []string{"--dnssec-key=/k/Kcluster.local.+013+1.key", "--dnssec-key=/k/Kcluster.local.+013+2.key"} {
+		if !slices.Contains(p.Flags("skydns"), want) {
+			t.Errorf("flags %q lack %s", p.Flags("skydns"), want)
+		}
+	}
+	for _, refused := range []string{"dnssec example.org {\n    key file /k/K\n  }", "dnssec {\n    key aws_secretsmanager x\n  }", "dnssec"} {
+		p, err := Read("Corefile", []byte(".:53 {\n  "+refused+"\n}\n"), DefaultOptions())
+		if err != nil || p.Err() == nil {
+			t.Errorf("%q: %v, want refused", refused, err)
+		}
+	}
+}

@@ -19,7 +19,7 @@ func sky(name, value string) flag { return flag{"skydns", name, value} }
 func k2s(name, value string) flag { return flag{"kube2sky", name, value} }
 
 // repeatable are the flags that take several values, one per setting.
-var repeatable = map[string]bool{"zone": true, "stub-domain": true, "rewrite": true, "template": true}
+var repeatable = map[string]bool{"zone": true, "stub-domain": true, "rewrite": true, "template": true, "dnssec-key": true}
 
 // translator turns one Corefile's server blocks into a Plan.
 type translator struct {
