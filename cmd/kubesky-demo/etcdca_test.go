@@ -5,6 +5,8 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -134,6 +136,24 @@ func checkVerify(t *testing.T, certs map[string]*x509.Certificate, c cas, want b
 		_, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 		if (err == nil) != want {
 			t.Errorf("%s under %s: %v; want verified %v", name, caFile, err, want)
+		}
+	}
+}
+
+// TestOperationsGivesPKIFlags: every etcd flag of docs/operations.md's
+// section on the etcd certificates is one of pki's.
+func TestOperationsGivesPKIFlags(t *testing.T) {
+	doc := readFile(t, filepath.Join("..", "..", "docs", "operations.md"))
+	_, section, _ := strings.Cut(doc, "## Renewing the etcd certificates")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, usage, _ := runMain(t, "pki", "--help")
+	flags := regexp.MustCompile(`--etcd-[a-z-]+`).FindAllString(section, -1)
+	if len(flags) < 5 {
+		t.Fatalf("docs/operations.md gives %d etcd flags of pki, want the CA replacement's", len(flags))
+	}
+	for _, flag := range flags {
+		if !strings.Contains(usage, flag+" ") {
+			t.Errorf("docs/operations.md gives %s, which pki does not have", flag)
 		}
 	}
 }
