@@ -174,18 +174,15 @@ func etcdSecrets(t *testing.T, c *cluster.Cluster) map[string]*corev1.Secret {
 	return secrets
 }
 
-// rollEtcdClients restarts what mounts the etcd Secrets, the members
-// first, then the rest at once, and waits until each is rolled out.
+// rollEtcdClients restarts what mounts the etcd Secrets, all at once (at
+// each step of replaceEtcdCAs every pod trusts the CA of every
+// certificate in use), and waits until each is rolled out.
 func rollEtcdClients(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
-	for _, step := range [][]string{
-		{"statefulset/kubesky-etcd"},
-		{"deployment/kubesky-kube2sky", "deployment/kubesky-etcd-relay", "deployment/kubesky-skydns", "daemonset/" + nodeLocalSet},
-	} {
-		kubectl(t, c, nil, append([]string{"-n", "kube-system", "rollout", "restart"}, step...)...)
-		for _, obj := range step {
-			waitRolledOut(t, c, obj)
-		}
+	objs := []string{"statefulset/kubesky-etcd", "deployment/kubesky-kube2sky", "deployment/kubesky-etcd-relay", "deployment/kubesky-skydns", "daemonset/" + nodeLocalSet}
+	kubectl(t, c, nil, append([]string{"-n", "kube-system", "rollout", "restart"}, objs...)...)
+	for _, obj := range objs {
+		waitRolledOut(t, c, obj)
 	}
 	waitDaemonSet(t, c, nodeLocalSet)
 }
