@@ -84,38 +84,76 @@ func (c *Cluster) PrepareSharedEtcd(ctx context.Context) error {
 // createEtcdSecrets writes the TLS files with `kubesky-demo pki` and makes
 // the Secrets of deploy.EtcdSecrets from them.
 func (c *Cluster) createEtcdSecrets(ctx context.Context) error {
-	return c.issueEtcdSecrets(ctx, false, func(secret *corev1.Secret) error {
+	flags, err := c.etcdCAs(etcdCACurrent).issueFlags()
+	if err != nil {
+		return err
+	}
+	return c.issueEtcdSecrets(ctx, flags, func(secret *corev1.Secret) error {
 		_, err := c.Client.CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{})
 		return err
 	})
 }
 
-// RenewEtcdSecrets issues a new key and certificate for every identity of
-// the shared etcd (`kubesky-demo pki --force`) under the CAs of the first
-// ones, and replaces the Secrets' data; the pods read it when restarted.
-func (c *Cluster) RenewEtcdSecrets(ctx context.Context) error {
-	return c.issueEtcdSecrets(ctx, true, func(secret *corev1.Secret) error {
+// CAStep is one step of replacing the shared etcd's two CAs, the members'
+// and the readers', each followed by a rolling restart of every pod that
+// mounts their Secrets (docs/operations.md).
+type CAStep int
+
+const (
+	// TrustNewCAs makes the new CAs and has every ca.crt trust the old
+	// and the new, the keys renewed under the old.
+	TrustNewCAs CAStep = iota
+	// IssueUnderNewCAs issues every key under the new CAs, the old
+	// still trusted.
+	IssueUnderNewCAs
+	// DropOldCAs has every ca.crt trust the new CAs alone.
+	DropOldCAs
+)
+
+// ReplaceEtcdCAs takes step: it issues a new key and certificate for every
+// identity of the shared etcd (`kubesky-demo pki --force`) with the step's
+// CA flags and replaces the Secrets' data; the pods read it when
+// restarted.
+func (c *Cluster) ReplaceEtcdCAs(ctx context.Context, step CAStep) error {
+	current, next := c.etcdCAs(etcdCACurrent), c.etcdCAs(etcdCANext)
+	var flags []string
+	var err error
+	switch step {
+	case TrustNewCAs:
+		flags, err = current.issueFlags()
+		if err == nil {
+			err = next.make()
+		}
+		flags = append(flags, next.trustFlags()...)
+	case IssueUnderNewCAs:
+		flags, err = next.issueFlags()
+		flags = append(flags, current.trustFlags()...)
+	case DropOldCAs:
+		err = next.replace(current)
+		if err == nil {
+			flags, err = current.issueFlags()
+		}
+	default:
+		err = fmt.Errorf("no CA step %d", step)
+	}
+	if err != nil {
+		return err
+	}
+	return c.issueEtcdSecrets(ctx, append(flags, "--force"), func(secret *corev1.Secret) error {
 		_, err := c.Client.CoreV1().Secrets("kube-system").Update(ctx, secret, metav1.UpdateOptions{})
 		return err
 	})
 }
 
-// issueEtcdSecrets runs `kubesky-demo pki` (with --force if renew) with
-// the cluster's etcd CAs and hands save each Secret of deploy.EtcdSecrets.
-func (c *Cluster) issueEtcdSecrets(ctx context.Context, renew bool, save func(*corev1.Secret) error) error {
+// issueEtcdSecrets runs `kubesky-demo pki` with the shared etcd's flags
+// and extra, and hands save each Secret of deploy.EtcdSecrets.
+func (c *Cluster) issueEtcdSecrets(ctx context.Context, extra []string, save func(*corev1.Secret) error) error {
 	dir, err := os.MkdirTemp("", "kubesky-etcd-tls-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	caFlags, err := c.etcdCAFlags()
-	if err != nil {
-		return err
-	}
-	args := append(append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...), caFlags...)
-	if renew {
-		args = append(args, "--force")
-	}
+	args := append(append([]string{"pki", "--dir", dir}, deploy.SharedEtcdPKIFlags...), extra...)
 	if out, err := exec.CommandContext(ctx, c.cfg.bin("kubesky-demo"), args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("kubesky-demo %v: %w: %s", args, err, out)
 	}
@@ -133,22 +171,76 @@ func (c *Cluster) issueEtcdSecrets(ctx context.Context, renew bool, save func(*c
 	return nil
 }
 
-// etcdCAFlags are pki's flags issuing with the cluster's two etcd CAs, the
-// members' and the readers', made on first use in the run directory and
-// kept (with their keys) so that a renewal keeps them.
-func (c *Cluster) etcdCAFlags() ([]string, error) {
-	var flags []string
-	for _, ca := range []struct{ dir, flag string }{{"members", "--etcd-ca"}, {"readers", "--etcd-readers-ca"}} {
-		dir := filepath.Join(c.cfg.paths().run, "etcd-ca", ca.dir)
-		cert, key := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
-		if _, err := os.Stat(key); errors.Is(err, fs.ErrNotExist) {
-			if err := newCAFiles(dir, key); err != nil {
-				return nil, err
-			}
+// The generations of the cluster's etcd CAs, directories of the run
+// directory: the CAs in use, and the ones replacing them.
+const (
+	etcdCACurrent = "etcd-ca"
+	etcdCANext    = "etcd-ca-next"
+)
+
+// etcdCAs is a directory holding the cluster's two etcd CAs, the members'
+// and the readers', each with its key, so that new keys can be issued
+// under them.
+type etcdCAs string
+
+func (c *Cluster) etcdCAs(generation string) etcdCAs {
+	return etcdCAs(filepath.Join(c.cfg.paths().run, generation))
+}
+
+// etcdCAKinds are the two CAs: their directory and pki's flag prefix.
+var etcdCAKinds = []struct{ dir, flag string }{{"members", "--etcd"}, {"readers", "--etcd-readers"}}
+
+func (d etcdCAs) files(kind string) (cert, key string) {
+	dir := filepath.Join(string(d), kind)
+	return filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+}
+
+// issueFlags are pki's flags issuing with these CAs, made first if they
+// are not there yet.
+func (d etcdCAs) issueFlags() ([]string, error) {
+	if _, err := os.Stat(string(d)); errors.Is(err, fs.ErrNotExist) {
+		if err := d.make(); err != nil {
+			return nil, err
 		}
-		flags = append(flags, ca.flag+"-cert="+cert, ca.flag+"-key="+key)
+	}
+	var flags []string
+	for _, kind := range etcdCAKinds {
+		cert, key := d.files(kind.dir)
+		flags = append(flags, kind.flag+"-ca-cert="+cert, kind.flag+"-ca-key="+key)
 	}
 	return flags, nil
+}
+
+// trustFlags are pki's flags trusting these CAs besides the issuing ones.
+func (d etcdCAs) trustFlags() []string {
+	var flags []string
+	for _, kind := range etcdCAKinds {
+		cert, _ := d.files(kind.dir)
+		flags = append(flags, kind.flag+"-also-trust="+cert)
+	}
+	return flags
+}
+
+// make writes two new CAs, with their keys, replacing any there.
+func (d etcdCAs) make() error {
+	if err := os.RemoveAll(string(d)); err != nil {
+		return err
+	}
+	for _, kind := range etcdCAKinds {
+		cert, key := d.files(kind.dir)
+		if err := newCAFiles(filepath.Dir(cert), key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replace moves these CAs to old's place, whose CAs are removed.
+func (d etcdCAs) replace(old etcdCAs) error {
+	if err := os.RemoveAll(string(old)); err != nil {
+		return err
+	}
+	return os.Rename(string(d), string(old))
 }
 
 // newCAFiles writes a new CA's certificate (dir/ca.crt) and key.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/integration/soakcheck"
 )
@@ -120,19 +122,23 @@ func soakSettings(t *testing.T) (time.Duration, uint64) {
 }
 
 // startSoak starts the system: a kube-apiserver on an etcd of its own,
-// the DNS etcd as a 3-member cluster, two kube2sky electing a leader, two
-// skydns, and the history recorder; then it creates the Services.
+// the DNS etcd as a 3-member cluster with auth on, two kube2sky electing
+// a leader as the user kube2sky (read and write /skydns/), two skydns as
+// the user skydns (read it), and the history recorder (root); then it
+// creates the Services.
 func startSoak(t *testing.T, seed uint64) *soakRun {
 	harness.RequireBinaries(t, "etcd", "kube-apiserver", "kube2sky", "skydns")
 	r := &soakRun{faultRNG: rand.New(rand.NewPCG(seed, 1)), faults: map[string]int{}, answers: &soakAnswers{}}
 	r.api = harness.StartAPIServer(t, harness.StartEtcd(t).Endpoint)
 	r.cluster = harness.StartEtcdCluster(t, 3, fmt.Sprintf("--quota-backend-bytes=%d", quotaBytes))
+	passwords := r.cluster.EnableAuth("/skydns/", harness.EtcdUser{Name: "kube2sky", Perm: clientv3.PermissionType(clientv3.PermReadWrite)},
+		harness.EtcdUser{Name: "skydns", Perm: clientv3.PermissionType(clientv3.PermRead)})
 	r.history = recordHistory(t.Context(), r.cluster.Client(), "/skydns/")
 	endpoints := strings.Join(r.cluster.Endpoints(), ",")
 	for range 2 {
 		r.kube2sky = append(r.kube2sky, harness.StartKube2Sky(t, r.api.Kubeconfig, endpoints,
-			"--leader-elect-lease-duration="+leaseTTL.String()))
-		r.skydns = append(r.skydns, harness.StartSkyDNS(t, endpoints,
+			"--leader-elect-lease-duration="+leaseTTL.String(), "--etcd-username=kube2sky", "--etcd-password="+passwords["kube2sky"]))
+		r.skydns = append(r.skydns, harness.StartSkyDNS(t, endpoints, "--etcd-username=skydns", "--etcd-password="+passwords["skydns"],
 			"--etcd-probe-interval=200ms", "--log-level=debug", "--log-format=json"))
 	}
 	createNamespace(t, r.api.Client, soakNamespace)

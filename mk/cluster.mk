@@ -46,7 +46,7 @@ test-cluster: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ##
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/
 
-test-node-local: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update, kill -9 of a node's skydns, then of its holder, and a renewal of every etcd certificate, under 50 glibc lookups/s (none may fail or take 1 s) (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
+test-node-local: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## deploy/node-local in the real cluster: every pod answered by its own node without conntrack, a rolling update, kill -9 of a node's skydns, then of its holder, and a replacement of both etcd CAs and every key, under 50 glibc lookups/s (none may fail or take 1 s) (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
 	$(CLUSTER_CONFORMANCE) $(CLUSTER_GO_TEST) -timeout $(CLUSTER_TIMEOUT) -run '^TestNodeLocal$$' ./cluster/clustertest/
 
 test-security: build cluster-tools ## every reader credential of deploy/shared-etcd and deploy/node-local tried as a writer on every path in the real cluster (the security subtests of test-cluster-shared and test-node-local, one cluster each) (root)

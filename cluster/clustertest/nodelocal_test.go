@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,7 +47,8 @@ const nodeLocalHolder = "holder"
 // DaemonSet rolling update, a kill -9 of a node's skydns (what an OOM kill
 // does) and one of its holder fail no lookup and slow none past 1 s, for
 // glibc's resolver resolving 50 times a second on that node; nor does
-// renewing every etcd certificate, a rolling restart of all of kubesky.
+// replacing the etcd CAs and every key, three rolling restarts of all of
+// kubesky.
 func TestNodeLocal(t *testing.T) {
 	c := startCluster(t, cluster.TopologyNodeLocal)
 	conformanceFirst(t, c)
@@ -88,9 +91,11 @@ func TestNodeLocal(t *testing.T) {
 			killHolder(t, c, node)
 		})
 	})
-	t.Run("renewing every etcd certificate under the same CAs is a rolling restart that fails no lookup", func(t *testing.T) {
-		lookupsOnNodeWhile(t, c, tools, "renewal", node.Name, func() { renewEtcdCertificates(t, c) })
-		checkKube2skyWrites(t, c, "renewed")
+	t.Run("replacing both etcd CAs and every key fails no lookup, and then no key of the old CAs opens anything", func(t *testing.T) {
+		old := etcdSecrets(t, c)
+		lookupsOnNodeWhile(t, c, tools, "rotation", node.Name, func() { replaceEtcdCAs(t, c, old) })
+		checkKube2skyWrites(t, c, "rotated")
+		checkOldKeysRefused(t, c, old)
 	})
 }
 
@@ -115,41 +120,103 @@ func lookupsOnNodeWhile(t *testing.T, c *cluster.Cluster, tools, name, node stri
 	}
 }
 
-// renewEtcdCertificates issues a new key and certificate for every
-// identity of the shared etcd under the same CAs, replaces the Secrets,
-// and restarts what mounts them: the members, then kube2sky and the
-// relays, then the readers (docs/operations.md). Every Secret's keys and
-// certificates are new, its CAs the same.
-func renewEtcdCertificates(t *testing.T, c *cluster.Cluster) {
+// replaceEtcdCAs takes the three steps of replacing the shared etcd's
+// CAs, each followed by a rolling restart of every pod that mounts their
+// Secrets (docs/operations.md). After the first, every ca.crt holds the
+// old CA and then the new; after the last, the new alone, and every key
+// and certificate differs from old's.
+func replaceEtcdCAs(t *testing.T, c *cluster.Cluster, old map[string]*corev1.Secret) {
 	t.Helper()
 	start := time.Now()
-	before := map[string]*corev1.Secret{}
-	for name := range deploy.EtcdSecrets {
-		before[name] = etcdSecret(t, c, name)
+	for _, step := range []cluster.CAStep{cluster.TrustNewCAs, cluster.IssueUnderNewCAs, cluster.DropOldCAs} {
+		if err := c.ReplaceEtcdCAs(t.Context(), step); err != nil {
+			t.Fatal(err)
+		}
+		if step == cluster.TrustNewCAs {
+			checkCAs(t, old, etcdSecrets(t, c), 2)
+		}
+		rollEtcdClients(t, c)
 	}
-	if err := c.RenewEtcdSecrets(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	for name, old := range before {
-		renewed := etcdSecret(t, c, name)
-		for key, data := range old.Data {
-			if changed := !bytes.Equal(renewed.Data[key], data); changed == strings.HasSuffix(key, "ca.crt") {
-				t.Errorf("%s's %s: changed %v; want every key and certificate new, the CAs kept", name, key, changed)
+	checkCAs(t, old, etcdSecrets(t, c), 1)
+	for name, secret := range etcdSecrets(t, c) {
+		for key, data := range old[name].Data {
+			if bytes.Equal(secret.Data[key], data) {
+				t.Errorf("%s's %s is the old one", name, key)
 			}
 		}
 	}
-	for _, step := range [][]string{
-		{"statefulset/kubesky-etcd"},
-		{"deployment/kubesky-kube2sky", "deployment/kubesky-etcd-relay"},
-		{"deployment/kubesky-skydns", "daemonset/" + nodeLocalSet},
-	} {
-		kubectl(t, c, nil, append([]string{"-n", "kube-system", "rollout", "restart"}, step...)...)
-		for _, obj := range step {
-			waitRolledOut(t, c, obj)
+	t.Logf("CAs replaced in three rollouts in %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkCAs checks that every CA file of the Secrets holds n certificates,
+// the first the old one's if n is 2.
+func checkCAs(t *testing.T, old, secrets map[string]*corev1.Secret, n int) {
+	t.Helper()
+	for name, secret := range secrets {
+		for key, data := range secret.Data {
+			if !strings.HasSuffix(key, "ca.crt") {
+				continue
+			}
+			if got := bytes.Count(data, []byte("BEGIN CERTIFICATE")); got != n || (n == 2) != bytes.HasPrefix(data, old[name].Data[key]) {
+				t.Errorf("%s's %s holds %d certificates, want %d (the first the old CA if 2)", name, key, got, n)
+			}
 		}
 	}
+}
+
+// etcdSecrets are the Secrets of deploy.EtcdSecrets.
+func etcdSecrets(t *testing.T, c *cluster.Cluster) map[string]*corev1.Secret {
+	t.Helper()
+	secrets := map[string]*corev1.Secret{}
+	for name := range deploy.EtcdSecrets {
+		secrets[name] = etcdSecret(t, c, name)
+	}
+	return secrets
+}
+
+// rollEtcdClients restarts what mounts the etcd Secrets, all at once (at
+// each step of replaceEtcdCAs every pod trusts the CA of every
+// certificate in use), and waits until each is rolled out.
+func rollEtcdClients(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	objs := []string{"statefulset/kubesky-etcd", "deployment/kubesky-kube2sky", "deployment/kubesky-etcd-relay", "deployment/kubesky-skydns", "daemonset/" + nodeLocalSet}
+	kubectl(t, c, nil, append([]string{"-n", "kube-system", "rollout", "restart"}, objs...)...)
+	for _, obj := range objs {
+		waitRolledOut(t, c, obj)
+	}
 	waitDaemonSet(t, c, nodeLocalSet)
-	t.Logf("renewed and rolled out in %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkOldKeysRefused: once the CAs are replaced, a key of the old ones
+// opens nothing: root's and kube2sky's at each member, each reader's at
+// each relay pod, where the current key of the same identity is accepted.
+// The client trusts the new CAs, so what refuses is the server.
+func checkOldKeysRefused(t *testing.T, c *cluster.Cluster, old map[string]*corev1.Secret) {
+	var relays []string
+	for _, pod := range readyPods(t, c, "etcd-relay") {
+		relays = append(relays, net.JoinHostPort(pod.Status.PodIP, "2379"))
+	}
+	for name, path := range map[string]struct {
+		addrs      []string
+		serverName string
+	}{
+		"kubesky-etcd-admin": {etcdMembers, ""}, "kubesky-etcd-kube2sky": {etcdMembers, ""},
+		"kubesky-etcd-skydns": {relays, relayService}, "kubesky-etcd-node-local": {relays, relayService},
+	} {
+		current := etcdSecret(t, c, name)
+		stale := old[name].DeepCopy()
+		stale.Data["ca.crt"] = current.Data["ca.crt"]
+		for _, addr := range path.addrs {
+			t.Run("the old "+name+" opens nothing at "+addr, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				if _, err := etcdClientAt(t, c, current, addr, path.serverName).Get(ctx, "/skydns/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
+					t.Fatalf("the current key does not read either: %v", err)
+				}
+				checkHandshakeRefused(t, c, stale, addr, path.serverName)
+			})
+		}
+	}
 }
 
 // waitRolledOut waits until kubectl rollout status says obj (kind/name in

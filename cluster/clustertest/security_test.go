@@ -57,7 +57,7 @@ func checkSecurity(t *testing.T, c *cluster.Cluster, readers ...string) {
 			secret := etcdSecret(t, c, name)
 			for _, member := range etcdMembers {
 				t.Run(component+"'s "+name+" opens no member at "+member, func(t *testing.T) {
-					checkHandshakeRefused(t, c, secret, member)
+					checkHandshakeRefused(t, c, secret, member, "")
 				})
 			}
 			for _, relay := range relays {
@@ -168,29 +168,46 @@ func secretTLS(t *testing.T, secret *corev1.Secret) *tls.Config {
 	return &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 }
 
-// checkHandshakeRefused: the member refuses the TLS handshake (under TLS
-// 1.3 its alert comes with the first read), so no request reaches it.
-func checkHandshakeRefused(t *testing.T, c *cluster.Cluster, secret *corev1.Secret, member string) {
+// checkHandshakeRefused: the server at addr (verified as serverName,
+// default addr's host) refuses the Secret's certificate with a TLS alert,
+// so no request reaches it.
+func checkHandshakeRefused(t *testing.T, c *cluster.Cluster, secret *corev1.Secret, addr, serverName string) {
+	t.Helper()
+	err := handshake(t, c, secret, addr, serverName)
+	if err == nil || !strings.Contains(err.Error(), "remote error: tls") {
+		t.Fatalf("%s accepted the certificate (%v)", addr, err)
+	}
+	t.Logf("refused: %v", err)
+}
+
+// handshake connects to addr from a node with the Secret's certificate
+// and trusting its ca.crt, verifying the server as serverName (default:
+// addr's host), and reads: nil if the server accepted the certificate.
+// Under TLS 1.3 the server's refusal is an alert that comes with the
+// first read; a server that accepted sends data or waits.
+func handshake(t *testing.T, c *cluster.Cluster, secret *corev1.Secret, addr, serverName string) error {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	raw, err := cluster.DialInNetNS(c.Cfg().ClientNetNS())(ctx, "tcp", member)
+	raw, err := cluster.DialInNetNS(c.Cfg().ClientNetNS())(ctx, "tcp", addr)
 	if err != nil {
-		t.Fatalf("dialing %s: %v", member, err)
+		t.Fatalf("dialing %s: %v", addr, err)
 	}
 	defer raw.Close()
 	cfg := secretTLS(t, secret)
-	cfg.ServerName, _, _ = net.SplitHostPort(member)
+	if cfg.ServerName = serverName; serverName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	}
 	conn := tls.Client(raw, cfg)
-	err = conn.HandshakeContext(ctx)
-	if err == nil {
-		_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
-		_, err = conn.Read(make([]byte, 1))
+	if err := conn.HandshakeContext(ctx); err != nil {
+		return err
 	}
-	var netErr net.Error
-	if err == nil || (errors.As(err, &netErr) && netErr.Timeout()) || !strings.Contains(err.Error(), "tls") {
-		t.Fatalf("the member accepted the certificate (%v)", err)
+	_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_, err = conn.Read(make([]byte, 1))
+	if netErr := net.Error(nil); errors.As(err, &netErr) && netErr.Timeout() {
+		return nil
 	}
-	t.Logf("refused: %v", err)
+	return err
 }
 
 // checkOnlyReads: through a relay, the credential lists the records, and

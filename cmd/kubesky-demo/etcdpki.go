@@ -20,17 +20,16 @@ import (
 // and peer), and a client certificate per etcd user, whose common name is
 // the user (etcd's --client-cert-auth).
 type etcdPKIConfig struct {
-	dir           string   // <pki dir>/etcd
-	members       []string // member names, which are also their DNS names
-	names         []string // more DNS names and IPs in every member's certificate
-	users         []string // the etcd users given a client certificate
-	readers       []string // readers of the relay, given certificates of a CA of their own (readers/)
-	relay         []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
-	caCert        string   // if set, issue with this CA instead of a new one
-	caKey         string
-	readersCACert string // if set, issue the readers' certificates with this CA
-	readersCAKey  string
-	validity      time.Duration
+	dir        string   // <pki dir>/etcd
+	members    []string // member names, which are also their DNS names
+	names      []string // more DNS names and IPs in every member's certificate
+	users      []string // the etcd users given a client certificate
+	readers    []string // readers of the relay, given certificates of a CA of their own (readers/)
+	relay      []string // if set, the names and IPs of the relay's serving certificate (relay.crt)
+	ca         caFlags  // the members' CA: ca.crt
+	readersCA  caFlags  // the readers' CA: readers/ca.crt
+	keepCAKeys bool     // write the keys of the CAs it makes (ca.key beside ca.crt)
+	validity   time.Duration
 }
 
 // validate checks the etcd flags of pki.
@@ -51,19 +50,18 @@ func (c etcdPKIConfig) validate() error {
 	if err := validateNames(c.relay); err != nil {
 		return fmt.Errorf("--etcd-relay-name: %w", err)
 	}
-	if (c.caCert == "") != (c.caKey == "") {
-		return fmt.Errorf("--etcd-ca-cert and --etcd-ca-key must be given together")
+	switch {
+	case c.ca.given() && len(c.members) == 0:
+		return fmt.Errorf("--etcd-ca-cert and --etcd-also-trust need --etcd-member")
+	case c.readersCA.given() && len(c.readers) == 0:
+		return fmt.Errorf("--etcd-readers-ca-cert and --etcd-readers-also-trust need --etcd-reader")
+	case c.keepCAKeys && len(c.members) == 0:
+		return fmt.Errorf("--etcd-keep-ca-keys needs --etcd-member")
 	}
-	if c.caCert != "" && len(c.members) == 0 {
-		return fmt.Errorf("--etcd-ca-cert needs --etcd-member")
+	if err := c.ca.validate(); err != nil {
+		return err
 	}
-	if (c.readersCACert == "") != (c.readersCAKey == "") {
-		return fmt.Errorf("--etcd-readers-ca-cert and --etcd-readers-ca-key must be given together")
-	}
-	if c.readersCACert != "" && len(c.readers) == 0 {
-		return fmt.Errorf("--etcd-readers-ca-cert needs --etcd-reader")
-	}
-	return nil
+	return c.readersCA.validate()
 }
 
 // validateNames checks that each of --etcd-name is an IP or a DNS name.
@@ -100,10 +98,24 @@ func (c etcdPKIConfig) files() []string {
 	if len(c.readers) > 0 {
 		files = append(files, filepath.Join(c.readersDir(), "ca.crt"))
 	}
+	files = append(files, c.keptCAKeys()...)
 	for _, r := range c.readers {
 		files = append(files, filepath.Join(c.readersDir(), r+".crt"), filepath.Join(c.readersDir(), r+".key"))
 	}
 	return files
+}
+
+// keptCAKeys are the files --etcd-keep-ca-keys writes: the key of each CA
+// pki makes rather than loads.
+func (c etcdPKIConfig) keptCAKeys() []string {
+	var keys []string
+	if c.keepCAKeys && c.ca.cert == "" {
+		keys = append(keys, caKeyFile(c.dir))
+	}
+	if c.keepCAKeys && c.readersCA.cert == "" && len(c.readers) > 0 {
+		keys = append(keys, caKeyFile(c.readersDir()))
+	}
+	return keys
 }
 
 // relayName is the file name (without .crt or .key) of the relay's
@@ -131,7 +143,7 @@ func (c etcdPKIConfig) write() error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	ca, err := c.ca()
+	ca, err := c.ca.issuer(c.dir, c.validity, c.keepCAKeys)
 	if err != nil {
 		return err
 	}
@@ -154,7 +166,7 @@ func (c etcdPKIConfig) write() error {
 }
 
 // writeReaders issues each reader's client certificate with a CA of
-// their own: the given one, or a new one whose key is not kept either.
+// their own: the given one, or a new one.
 func (c etcdPKIConfig) writeReaders() error {
 	if len(c.readers) == 0 {
 		return nil
@@ -162,7 +174,7 @@ func (c etcdPKIConfig) writeReaders() error {
 	if err := os.MkdirAll(c.readersDir(), 0o700); err != nil {
 		return err
 	}
-	ca, err := loadOrNewCA(c.readersDir(), c.readersCACert, c.readersCAKey, c.validity, "--etcd-readers-ca-cert/--etcd-readers-ca-key")
+	ca, err := c.readersCA.issuer(c.readersDir(), c.validity, c.keepCAKeys)
 	if err != nil {
 		return err
 	}
@@ -181,23 +193,6 @@ func (c etcdPKIConfig) relayTemplate() *x509.Certificate {
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 	addNames(tmpl, c.relay)
 	return tmpl
-}
-
-func (c etcdPKIConfig) ca() (*kubeproc.CA, error) {
-	return loadOrNewCA(c.dir, c.caCert, c.caKey, c.validity, "--etcd-ca-cert/--etcd-ca-key")
-}
-
-// loadOrNewCA is the CA of certFile and keyFile (its errors naming flags),
-// or without them a new one valid for validity, writing into dir.
-func loadOrNewCA(dir, certFile, keyFile string, validity time.Duration, flags string) (*kubeproc.CA, error) {
-	if certFile == "" {
-		return kubeproc.NewCA(dir, validity)
-	}
-	ca, err := kubeproc.LoadCA(dir, certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flags, err)
-	}
-	return ca, nil
 }
 
 // memberTemplate is a member's certificate: it serves clients and peers

@@ -36,7 +36,7 @@ func (c pkiConfig) kubeconfigs() map[string]string {
 }
 
 func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := pkiConfig{validity: 365 * 24 * time.Hour, etcd: etcdPKIConfig{users: etcdUsers()}}
+	c := pkiConfig{validity: 365 * 24 * time.Hour, etcd: etcdPKIConfig{users: etcdUsers(), ca: caFlags{flag: "--etcd"}, readersCA: caFlags{flag: "--etcd-readers"}}}
 	fs := pflag.NewFlagSet("pki", pflag.ContinueOnError)
 	fs.StringVar(&c.dir, "dir", "", "directory to write into (required)")
 	fs.StringVar(&c.server, "server", "https://127.0.0.1:6443", "API server URL for <dir>/kubeconfig")
@@ -50,15 +50,18 @@ func pkiCommand(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringSliceVar(&c.etcd.readers, "etcd-reader", nil, "reader of the relay (skydns relay) given a client certificate of a CA of the readers' own, which no member trusts: <dir>/etcd/readers/<reader>.crt, common name = reader, and readers/ca.crt; repeatable")
 	fs.StringSliceVar(&c.etcd.relay, "etcd-relay-name", nil, "DNS name or IP of the relay: writes <dir>/etcd/relay.crt/.key, its serving certificate; repeatable")
 	fs.BoolVar(&c.etcdOnly, "etcd-only", false, "write only <dir>/etcd, not the API server's files and kubeconfigs")
-	fs.StringVar(&c.etcd.caCert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
-	fs.StringVar(&c.etcd.caKey, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
-	fs.StringVar(&c.etcd.readersCACert, "etcd-readers-ca-cert", "", "issue the readers' certificates with this CA certificate (PEM) instead of a new CA: renewing them under the CA the relays trust")
-	fs.StringVar(&c.etcd.readersCAKey, "etcd-readers-ca-key", "", "the private key (PEM) of --etcd-readers-ca-cert")
+	fs.StringVar(&c.etcd.ca.cert, "etcd-ca-cert", "", "issue the etcd certificates with this CA certificate (PEM) instead of a new CA")
+	fs.StringVar(&c.etcd.ca.key, "etcd-ca-key", "", "the private key (PEM) of --etcd-ca-cert")
+	fs.StringVar(&c.etcd.readersCA.cert, "etcd-readers-ca-cert", "", "issue the readers' certificates with this CA certificate (PEM) instead of a new CA: renewing them under the CA the relays trust")
+	fs.StringVar(&c.etcd.readersCA.key, "etcd-readers-ca-key", "", "the private key (PEM) of --etcd-readers-ca-cert")
+	fs.StringSliceVar(&c.etcd.ca.alsoTrust, "etcd-also-trust", nil, "CA certificates (PEM file) that <dir>/etcd/ca.crt trusts besides the issuing CA, while the CA is replaced; repeatable")
+	fs.StringSliceVar(&c.etcd.readersCA.alsoTrust, "etcd-readers-also-trust", nil, "CA certificates (PEM file) that readers/ca.crt trusts besides the readers' CA, while it is replaced; repeatable")
+	fs.BoolVar(&c.etcd.keepCAKeys, "etcd-keep-ca-keys", false, "write the key of each etcd CA it makes beside its certificate (ca.key, readers/ca.key), to renew and replace with later; keep them off the cluster")
 	summary := "Writes a CA, the API server's certificate, a service-account key, a token file with an\n" +
 		"admin user in system:masters, and kubeconfigs for that user. With --etcd-member, also an\n" +
 		"etcd cluster's certificates in <dir>/etcd (see `kubesky-demo etcd-auth`); --etcd-only\n" +
-		"writes those alone (deploy/shared-etcd's Secret). The etcd CA's key is not kept. Existing\n" +
-		"files are kept (without --force), so running it again is safe."
+		"writes those alone (deploy/shared-etcd's Secret). The etcd CAs' keys are kept only with\n" +
+		"--etcd-keep-ca-keys. Existing files are kept (without --force), so running it again is safe."
 	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
 		return code
 	}

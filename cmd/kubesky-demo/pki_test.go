@@ -131,6 +131,7 @@ func TestPKIForEtcdBadInput(t *testing.T) {
 	caCert, caKey := writeCA(t)
 	notPEM := filepath.Join(t.TempDir(), "ca.crt")
 	os.WriteFile(notPEM, []byte("not PEM\n"), 0o600)
+	leaf := issueLeaf(t, caCert, caKey)
 	for _, c := range []struct {
 		name     string
 		args     []string
@@ -139,12 +140,18 @@ func TestPKIForEtcdBadInput(t *testing.T) {
 	}{
 		{"a member name that is no DNS name", []string{"--etcd-member", "Etcd_1"}, 2, `--etcd-member "Etcd_1" is not a DNS name`},
 		{"a CA certificate without its key", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", caCert}, 2, "--etcd-ca-cert and --etcd-ca-key must be given together"},
-		{"a CA without members", []string{"--etcd-ca-cert", caCert, "--etcd-ca-key", caKey}, 2, "--etcd-ca-cert needs --etcd-member"},
+		{"a CA without members", []string{"--etcd-ca-cert", caCert, "--etcd-ca-key", caKey}, 2, "--etcd-ca-cert and --etcd-also-trust need --etcd-member"},
+		{"a CA to trust besides without members", []string{"--etcd-also-trust", caCert}, 2, "--etcd-ca-cert and --etcd-also-trust need --etcd-member"},
+		{"CA keys to keep without members", []string{"--etcd-keep-ca-keys"}, 2, "--etcd-keep-ca-keys needs --etcd-member"},
+		{"a CA to trust besides that is missing", []string{"--etcd-member", "etcd1", "--etcd-also-trust", "/nonexistent/ca.crt"}, 2, "--etcd-also-trust /nonexistent/ca.crt: open /nonexistent/ca.crt"},
+		{"a CA to trust besides that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-also-trust", notPEM}, 2, "--etcd-also-trust " + notPEM + ": holds no PEM certificate"},
+		{"a CA to trust besides that is no CA", []string{"--etcd-member", "etcd1", "--etcd-reader", "r", "--etcd-readers-also-trust", leaf}, 2, "--etcd-readers-also-trust " + leaf + `: "leaf" is not a CA certificate`},
 		{"a missing CA certificate", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", "/nonexistent/ca.crt", "--etcd-ca-key", caKey}, 1, "--etcd-ca-cert/--etcd-ca-key: CA certificate /nonexistent/ca.crt"},
 		{"a CA certificate that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", notPEM, "--etcd-ca-key", caKey}, 1, "CA certificate " + notPEM},
 		{"a CA key that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-ca-cert", caCert, "--etcd-ca-key", notPEM}, 1, "key " + notPEM},
 		{"a readers' CA certificate without its key", []string{"--etcd-member", "etcd1", "--etcd-reader", "r", "--etcd-readers-ca-cert", caCert}, 2, "--etcd-readers-ca-cert and --etcd-readers-ca-key must be given together"},
-		{"a readers' CA without readers", []string{"--etcd-member", "etcd1", "--etcd-readers-ca-cert", caCert, "--etcd-readers-ca-key", caKey}, 2, "--etcd-readers-ca-cert needs --etcd-reader"},
+		{"a readers' CA without readers", []string{"--etcd-member", "etcd1", "--etcd-readers-ca-cert", caCert, "--etcd-readers-ca-key", caKey}, 2, "--etcd-readers-ca-cert and --etcd-readers-also-trust need --etcd-reader"},
+		{"a readers' CA to trust besides without readers", []string{"--etcd-member", "etcd1", "--etcd-readers-also-trust", caCert}, 2, "--etcd-readers-ca-cert and --etcd-readers-also-trust need --etcd-reader"},
 		{"a readers' CA key that is not PEM", []string{"--etcd-member", "etcd1", "--etcd-reader", "r", "--etcd-readers-ca-cert", caCert, "--etcd-readers-ca-key", notPEM}, 1, "--etcd-readers-ca-cert/--etcd-readers-ca-key: CA certificate " + caCert + " and key " + notPEM},
 	} {
 		t.Run(c.name+" is an error saying so", func(t *testing.T) {
@@ -169,6 +176,20 @@ func writeCA(t *testing.T) (certFile, keyFile string) {
 		t.Fatal(err)
 	}
 	return ca.CertFile, keyFile
+}
+
+// issueLeaf writes a certificate that is no CA's, issued by the CA.
+func issueLeaf(t *testing.T, caCert, caKey string) string {
+	t.Helper()
+	ca, err := kubeproc.LoadCA(t.TempDir(), caCert, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _, err := ca.Issue("leaf", kubeproc.CertTemplate("leaf", time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
 }
 
 // verifyCert checks that dir/name.crt and .key are a pair, that only the

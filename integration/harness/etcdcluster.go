@@ -10,7 +10,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
 
 // EtcdCluster is a cluster of bin/etcd members on 127.0.0.1, started by
@@ -94,19 +93,13 @@ func (c *EtcdCluster) Endpoints() []string {
 }
 
 // Client returns a clientv3 client for every member, shared by every
-// caller and closed when the test ends.
+// caller and closed when the test ends (root's once EnableAuth ran).
 func (c *EtcdCluster) Client() *clientv3.Client {
 	c.t.Helper()
-	if c.client != nil {
-		return c.client
+	if c.client == nil {
+		c.client = c.newClient("", "")
 	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		c.t.Fatalf("etcd cluster client: %v", err)
-	}
-	c.t.Cleanup(func() { client.Close() })
-	c.client = client
-	return client
+	return c.client
 }
 
 // Leader returns the member that the members asked agree leads, or an
