@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 // (net.ipv4.ip_local_port_range), which the kernel never hands out for a
 // port 0 bind or an outgoing connection: between FreePort and its use,
 // only another test drawing the same port could take it. Where there is
-// no room below that range, the kernel picks the port.
+// no room below that range, the kernel picks the port. A port is handed
+// out once per process: two servers of one test, neither listening yet,
+// never get the same one.
 func FreePort(t testing.TB) int {
 	t.Helper()
 	low := ephemeralLow()
@@ -26,7 +29,7 @@ func FreePort(t testing.TB) int {
 		if low <= minDrawnPort {
 			break
 		}
-		if port := minDrawnPort + rand.IntN(low-minDrawnPort); portFree(port) {
+		if port := minDrawnPort + rand.IntN(low-minDrawnPort); portFree(port) && handedOut.claim(port) {
 			return port
 		}
 	}
@@ -36,6 +39,26 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// handedOut are the ports FreePort has drawn in this process.
+var handedOut = portSet{ports: map[int]bool{}}
+
+// portSet is a set of ports, safe for concurrent use.
+type portSet struct {
+	mu    sync.Mutex
+	ports map[int]bool // guarded by mu
+}
+
+// claim adds port, reporting whether it was not in the set yet.
+func (s *portSet) claim(port int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ports[port] {
+		return false
+	}
+	s.ports[port] = true
+	return true
 }
 
 // minDrawnPort is the lowest port FreePort draws.

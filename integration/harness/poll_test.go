@@ -30,3 +30,18 @@ func TestFreePortIsBelowTheEphemeralRangeAndFree(t *testing.T) {
 		pc.Close()
 	}
 }
+
+// TestFreePortNeverHandsOutAPortTwice: ports drawn while nothing listens
+// on them yet (a cluster's members before they start) are all different;
+// 500 draws from the ~12,000 ports below the ephemeral range would repeat
+// one with near certainty without the record of those handed out.
+func TestFreePortNeverHandsOutAPortTwice(t *testing.T) {
+	seen := map[int]bool{}
+	for range 500 {
+		port := FreePort(t)
+		if seen[port] {
+			t.Fatalf("port %d handed out twice", port)
+		}
+		seen[port] = true
+	}
+}
