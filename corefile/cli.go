@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,16 +66,23 @@ func Check(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer
 		return failed(stderr, prog, exitBadArgs, fmt.Errorf("--configmap %q: want namespace/name", configMap))
 	}
 	name, text, err := fs.Arg(1), []byte(nil), error(nil)
-	if name == "" {
+	switch name {
+	case "":
 		name = configMap
 		text, err = liveCorefile(readConfigMap, kubeconfig, configMap)
-	} else {
-		text, err = readInput(name, stdin)
+		opts.ReadKey = liveKeys(readConfigMap, kubeconfig, configMap)
+	case "-":
+		text, err = io.ReadAll(stdin)
+	default:
+		text, err = os.ReadFile(name)
+		opts.ReadKey = KeysIn(filepath.Dir(name)) // the ConfigMap's other keys as files beside it
 	}
 	if err != nil {
 		return failed(stderr, prog, exitRefused, err)
 	}
+	restore := parserLogTo(stderr, prog)
 	plan, err := Read(name, text, opts)
+	restore()
 	if err != nil {
 		return failed(stderr, prog, exitRefused, err)
 	}
@@ -91,11 +100,19 @@ func liveCorefile(read ConfigMapReader, kubeconfig, ref string) ([]byte, error) 
 	if read == nil {
 		return nil, errors.New("--kubeconfig: no Kubernetes client in this command")
 	}
-	namespace, name, _ := strings.Cut(ref, "/")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	text, err := read(ctx, kubeconfig, namespace, name, CorefileKey)
+	text, err := liveKeys(read, kubeconfig, ref)(CorefileKey)
 	return []byte(text), err
+}
+
+// liveKeys returns an Options.ReadKey that reads the keys of the ConfigMap
+// ref.
+func liveKeys(read ConfigMapReader, kubeconfig, ref string) func(string) (string, error) {
+	namespace, name, _ := strings.Cut(ref, "/")
+	return func(key string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return read(ctx, kubeconfig, namespace, name, key)
+	}
 }
 
 // validRef reports whether ref is namespace/name.
@@ -104,11 +121,19 @@ func validRef(ref string) bool {
 	return ok && namespace != "" && name != "" && !strings.Contains(name, "/")
 }
 
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(stdin)
+// parserLogTo sends what CoreDNS's parser logs (an import that matches no
+// file) to stderr as the command's own lines, until the returned function
+// restores the log.
+func parserLogTo(stderr io.Writer, prog string) (restore func()) {
+	out, prefix, flags := log.Writer(), log.Prefix(), log.Flags()
+	log.SetOutput(stderr)
+	log.SetPrefix(prog + ": ")
+	log.SetFlags(0)
+	return func() {
+		log.SetOutput(out)
+		log.SetPrefix(prefix)
+		log.SetFlags(flags)
 	}
-	return os.ReadFile(name)
 }
 
 func failed(stderr io.Writer, prog string, status int, err error) int {

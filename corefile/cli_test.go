@@ -107,3 +107,36 @@ func TestCheckHelpExits0(t *testing.T) {
 		t.Fatalf("status %d, stdout %q", code, stdout)
 	}
 }
+
+// A local Corefile's hosts file under /etc/coredns is read as the file of
+// that name beside it, as the ConfigMap's keys are mounted side by side.
+func TestCheckReadsAHostsFileBesideTheCorefile(t *testing.T) {
+	dir := t.TempDir()
+	corefile := filepath.Join(dir, "Corefile")
+	if err := os.WriteFile(corefile, []byte(".:53 {\n  hosts /etc/coredns/customhosts corp.example {\n    fallthrough\n  }\n  forward . 8.8.8.8\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "customhosts"), []byte("10.0.0.1 db.corp.example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := check("", "check", corefile)
+	if code != 0 || !strings.Contains(stdout, corefile+":2: used    10.0.0.1 db.corp.example: ") {
+		t.Fatalf("status %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if err := os.Remove(filepath.Join(dir, "customhosts")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = check("", "check", corefile)
+	if code != 1 || !strings.Contains(stdout, "refused hosts /etc/coredns/customhosts corp.example: the ConfigMap's key customhosts (/etc/coredns/customhosts): open ") {
+		t.Fatalf("without the file: status %d, stdout %q", code, stdout)
+	}
+}
+
+// The parser's note on an import matching no file (AKS's Corefile imports
+// custom/*.server) is one line of the command's own on stderr.
+func TestCheckPrintsTheParsersNotesAsItsOwnLines(t *testing.T) {
+	code, _, stderr := check("", "check", "testdata/aks.Corefile")
+	if code != 0 || !strings.Contains(stderr, "kubesky: [WARNING] No files matching import glob pattern: custom/*.server\n") || strings.Contains(stderr, "/20") {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+}

@@ -1,7 +1,9 @@
 package corefile
 
 import (
+	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/kubesky/kubesky/contract"
@@ -10,17 +12,29 @@ import (
 // etcHosts is the file the hosts plugin reads when it names none.
 const etcHosts = "/etc/hosts"
 
+// coreDNSConfigDir is where CoreDNS's Deployments mount their ConfigMap:
+// a hosts file there is one of its keys.
+const coreDNSConfigDir = "/etc/coredns/"
+
+// errNoKeys is the error of a hosts file when the Corefile was read
+// without its ConfigMap's other keys.
+var errNoKeys = errors.New("not read: the Corefile's other keys are not at hand")
+
 // noFallthrough refuses a hosts plugin for the root zone without fallthrough.
 const noFallthrough = "without fallthrough CoreDNS answers NXDOMAIN for every name it does not list, in every zone; skydns cannot"
 
 func (t *translator) hosts(s server, u use) {
 	entries, passOn := t.hostsBlock(u)
 	if len(u.args) > 0 && u.args[0] != etcHosts {
-		t.refuse(u.at(), "kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file "+u.args[0])
-		for _, e := range entries {
-			t.ignore(e.at(u.name), "its hosts directive is refused")
+		fromFile, why := t.hostsFile(u)
+		if why != "" {
+			t.refuse(u.at(), why)
+			for _, e := range entries {
+				t.ignore(e.at(u.name), "its hosts directive is refused")
+			}
+			return
 		}
-		return
+		entries = append(fromFile, entries...)
 	}
 	zones := s.zones
 	if len(u.args) > 1 {
@@ -48,6 +62,39 @@ func (t *translator) hosts(s server, u use) {
 	t.use(u.at(), "kube2sky serves the entries from the ConfigMap "+t.hostsConfigMap+" (its data below); names under "+domain+
 		" no entry lists answer NXDOMAIN; the records get kube2sky's --ttl and are also served under hosts."+t.cluster,
 		k2s("hosts-configmap", t.hostsConfigMap), k2s("hosts-domain", strings.TrimSuffix(domain, ".")), sky("zone", domain))
+}
+
+// hostsFile returns the entries of a hosts plugin's file, each on the
+// plugin's line, or why kube2sky cannot serve them: the file must be a
+// key of the ConfigMap the Corefile is read from (Options.ReadKey), as
+// CoreDNS reads it under /etc/coredns/.
+func (t *translator) hostsFile(u use) ([]option, string) {
+	path := u.args[0]
+	key, inConfigMap := strings.CutPrefix(path, coreDNSConfigDir)
+	if !inConfigMap || strings.Contains(key, "/") || key == "" {
+		return nil, "kube2sky serves host files that are keys of CoreDNS's ConfigMap (mounted at " + coreDNSConfigDir + "), not " + path
+	}
+	var text string
+	var err error = errNoKeys
+	if t.readKey != nil {
+		text, err = t.readKey(key)
+	}
+	if err != nil {
+		return nil, "the ConfigMap's key " + key + " (" + path + "): " + err.Error()
+	}
+	var entries []option
+	for _, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if _, err := netip.ParseAddr(fields[0]); err != nil {
+			return nil, key + ": " + strconv.Quote(fields[0]) + " is not an address"
+		}
+		entries = append(entries, option{line: u.line, name: fields[0], args: fields[1:]})
+	}
+	return entries, ""
 }
 
 // hostsBlock sorts a hosts block's lines: the inline entries, returned,

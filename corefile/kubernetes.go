@@ -100,23 +100,24 @@ func podsMode(options []option) string {
 }
 
 // namespaces is the namespaces option, read once pods is known: kube2sky
-// leaves out the other namespaces' Services, but skydns answers the pod
-// names of every namespace.
+// leaves out the other namespaces' Services, and skydns their pod names.
 func (t *translator) namespaces(a at, args []string, pods string) {
-	switch {
-	case len(args) == 0:
+	if len(args) == 0 {
 		t.refuse(a, "namespaces takes one namespace or more")
-	case pods != "disabled":
-		t.refuse(a, "with pods "+pods+" skydns answers the pod names of every namespace; namespaces needs pods disabled")
-	default:
-		for _, ns := range args {
-			if !contract.ValidLabel(ns) {
-				t.refuse(a, ns+" is not a namespace name")
-				return
-			}
-		}
-		t.use(a, "only these namespaces' Services have records; the others' names are NXDOMAIN", k2s("namespaces", strings.Join(args, ",")))
+		return
 	}
+	for _, ns := range args {
+		if !contract.ValidLabel(ns) {
+			t.refuse(a, ns+" is not a namespace name")
+			return
+		}
+	}
+	list := strings.Join(args, ",")
+	if pods == "disabled" {
+		t.use(a, "only these namespaces' Services have records; the others' names are NXDOMAIN", k2s("namespaces", list))
+		return
+	}
+	t.use(a, "only these namespaces' Services and pods have names; the others' are NXDOMAIN", k2s("namespaces", list), sky("pod-namespaces", list))
 }
 
 // kubernetesIgnored are the kubernetes plugin's options that change
@@ -189,16 +190,30 @@ func (t *translator) kubernetesTTL(a at, args []string) {
 	t.use(a, "the records' TTL", sky("ttl", ttl), k2s("ttl", ttl))
 }
 
+// kubernetesFallthrough passes on the names no record answers: of the
+// cluster domain (skydns --zone-fallthrough) and of the reverse zones
+// (--reverse-fallthrough); all of them when no zone is named.
 func (t *translator) kubernetesFallthrough(a at, args []string) {
+	cluster, reverse := len(args) == 0, len(args) == 0
 	for _, z := range args {
-		if zone, _ := normalZone(z); !isReverse(zone) {
-			t.refuse(a, "skydns passes on only reverse names no record answers; "+z+" would get NXDOMAIN")
+		switch zone, _ := normalZone(z); {
+		case isReverse(zone):
+			reverse = true
+		case zone == t.cluster:
+			cluster = true
+		default:
+			t.refuse(a, "skydns passes on the names of the whole cluster domain or none, not those of "+z)
 			return
 		}
 	}
-	if len(args) == 0 {
-		t.refuse(a, "skydns passes on only reverse names no record answers; names of "+t.cluster+" would get NXDOMAIN")
-		return
+	flags := []flag{sky("reverse-fallthrough", strconv.FormatBool(reverse))}
+	passed := "PTR questions"
+	if cluster {
+		flags = append(flags, sky("zone-fallthrough", t.cluster))
+		passed = "questions for names of " + t.cluster
+		if reverse {
+			passed += " and PTR questions"
+		}
 	}
-	t.use(a, "PTR questions no record answers go to the upstreams", sky("reverse-fallthrough", "true"))
+	t.use(a, passed+" that no record answers go to the upstreams", flags...)
 }

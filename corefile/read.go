@@ -2,7 +2,10 @@ package corefile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,6 +23,29 @@ type Options struct {
 	// hold the hosts plugins' inline entries (Plan.Hosts), for kube2sky's
 	// --hosts-configmap.
 	HostsConfigMap string
+	// ReadKey, if set, returns another key of the ConfigMap the Corefile
+	// is read from: a hosts plugin's file under /etc/coredns/.
+	ReadKey func(key string) (string, error)
+}
+
+// KeysIn returns an Options.ReadKey that reads a key as the file of that
+// name in dir, where the ConfigMap is mounted.
+func KeysIn(dir string) func(string) (string, error) {
+	return func(key string) (string, error) {
+		text, err := os.ReadFile(filepath.Join(dir, key))
+		return string(text), err
+	}
+}
+
+// KeysOf returns an Options.ReadKey that reads the keys of data.
+func KeysOf(data map[string]string) func(string) (string, error) {
+	return func(key string) (string, error) {
+		text, ok := data[key]
+		if !ok {
+			return "", errors.New("no such key")
+		}
+		return text, nil
+	}
 }
 
 // DefaultOptions returns the options kubesky's daemons default to.
@@ -40,7 +66,7 @@ func Read(file string, text []byte, opts Options) (*Plan, error) {
 	if len(blocks) == 0 {
 		return nil, fmt.Errorf("%s: not a Corefile: no server block", file)
 	}
-	t := &translator{plan: &Plan{File: file}, seen: map[string]bool{}, hostsConfigMap: opts.HostsConfigMap}
+	t := &translator{plan: &Plan{File: file}, seen: map[string]bool{}, hostsConfigMap: opts.HostsConfigMap, readKey: opts.ReadKey}
 	t.cluster = clusterZone(blocks, opts)
 	lines := blockLines(file, text)
 	for i, b := range blocks {

@@ -158,8 +158,8 @@ func TestRefusedCorefilesNameTheLine(t *testing.T) {
 			"Corefile:2: hosts: refused: without fallthrough"},
 		{"a wildcard host", "example.org {\n  hosts {\n    10.0.0.1 *.example.org\n  }\n}\n",
 			"Corefile:3: 10.0.0.1 *.example.org: refused: kube2sky serves no wildcard host names"},
-		{"a fallthrough for the cluster domain", ".:53 {\n  kubernetes cluster.local {\n    fallthrough\n  }\n}\n",
-			"Corefile:3: fallthrough: refused: skydns passes on only reverse names"},
+		{"a fallthrough for part of the cluster domain", ".:53 {\n  kubernetes cluster.local {\n    fallthrough svc.cluster.local\n  }\n}\n",
+			"Corefile:3: fallthrough svc.cluster.local: refused: skydns passes on the names of the whole cluster domain or none, not those of svc.cluster.local"},
 		{"a stray brace read as a server block", ".:53 {\n  errors\n  }\n}\n",
 			"Corefile:4: }: refused: }: not a domain name"},
 		{"DNS over HTTPS", ".:53 {\n  forward . https://9.9.9.9\n}\n",
@@ -262,18 +262,47 @@ func TestAForwardOfASubzoneInTheRootBlockIsAStubDomain(t *testing.T) {
 	}
 }
 
-// k3s serves its nodes' names from a file it writes: kube2sky cannot.
-func TestAHostsFileIsRefusedByName(t *testing.T) {
-	p, err := Read("Corefile", []byte(".:53 {\n  hosts /etc/coredns/NodeHosts {\n    ttl 60\n    reload 15s\n    fallthrough\n  }\n  forward . /etc/resolv.conf\n}\n"), DefaultOptions())
-	if err != nil {
+// A hosts file is a key of CoreDNS's ConfigMap, mounted at /etc/coredns:
+// its entries are served as inline ones are, or refused with the reason.
+func TestAHostsFileIsReadFromItsConfigMapKey(t *testing.T) {
+	keys := KeysOf(map[string]string{
+		"customhosts": "# databases\n10.0.0.1 db.corp.example\n\n10.0.0.2 cache.corp.example # second\n",
+		"NodeHosts":   "10.0.0.5 node1\n", // k3s's: bare node names, under no one domain
+		"badhosts":    "10.0.0.300 x.corp.example\n",
+	})
+	read := func(t *testing.T, hosts string) *Plan {
+		t.Helper()
+		opts := DefaultOptions()
+		opts.ReadKey = keys
+		p, err := Read("Corefile", []byte(".:53 {\n  hosts "+hosts+" {\n    ttl 60\n    reload 15s\n    fallthrough\n  }\n  forward . /etc/resolv.conf\n}\n"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := read(t, "/etc/coredns/customhosts corp.example")
+	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := "Corefile:2: hosts /etc/coredns/NodeHosts: refused: kube2sky serves host entries from a ConfigMap (--hosts-configmap), not from the file /etc/coredns/NodeHosts"
-	if err := p.Err(); err == nil || err.Error() != want {
-		t.Fatalf("Err() = %v, want %q", err, want)
+	if want := "10.0.0.1 db.corp.example\n10.0.0.2 cache.corp.example\n"; p.Hosts != want {
+		t.Errorf("Hosts = %q, want %q", p.Hosts, want)
 	}
-	if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
-		t.Errorf("the block's lines are still reported: %+v", it)
+	if flags := p.Flags("kube2sky"); !slices.Contains(flags, "--hosts-domain=corp.example") {
+		t.Errorf("kube2sky flags %q, want --hosts-domain=corp.example", flags)
+	}
+	for _, c := range []struct{ hosts, want string }{
+		{"/etc/coredns/NodeHosts", "Corefile:2: hosts /etc/coredns/NodeHosts: refused: kube2sky serves host entries under one domain: name node1 in full"},
+		{"/etc/coredns/missing", "Corefile:2: hosts /etc/coredns/missing: refused: the ConfigMap's key missing (/etc/coredns/missing): no such key"},
+		{"/etc/coredns/badhosts", `Corefile:2: hosts /etc/coredns/badhosts: refused: badhosts: "10.0.0.300" is not an address`},
+		{"/var/lib/hosts", "Corefile:2: hosts /var/lib/hosts: refused: kube2sky serves host files that are keys of CoreDNS's ConfigMap (mounted at /etc/coredns/), not /var/lib/hosts"},
+	} {
+		p := read(t, c.hosts)
+		if err := p.Err(); err == nil || err.Error() != c.want {
+			t.Errorf("hosts %s: Err() = %v, want %q", c.hosts, err, c.want)
+		}
+		if it := item(t, p, 5, "fallthrough"); it.Verdict != Used {
+			t.Errorf("hosts %s: the block's lines are still reported: %+v", c.hosts, it)
+		}
 	}
 }
 
@@ -293,17 +322,16 @@ func TestTheFlagsPrintedForARewriteAreOneShellWordEach(t *testing.T) {
 	}
 }
 
-// namespaces is used with pods disabled (the default) and refused with pod
-// names skydns would answer in every namespace.
-func TestNamespacesNeedPodsDisabled(t *testing.T) {
+// namespaces limits kube2sky's Services and, with pod names, skydns's pods.
+func TestNamespacesLimitServicesAndPods(t *testing.T) {
 	for _, c := range []struct {
 		block string
 		want  Verdict
 	}{
 		{"kubernetes cluster.local {\n    namespaces default team-a\n  }", Used},
 		{"kubernetes cluster.local {\n    namespaces default\n    pods disabled\n  }", Used},
-		{"kubernetes cluster.local {\n    namespaces default\n    pods insecure\n  }", Refused},
-		{"kubernetes cluster.local {\n    pods verified\n    namespaces default\n  }", Refused},
+		{"kubernetes cluster.local {\n    namespaces default\n    pods insecure\n  }", Used},
+		{"kubernetes cluster.local {\n    pods verified\n    namespaces default\n  }", Used},
 		{"kubernetes cluster.local {\n    namespaces\n  }", Refused},
 	} {
 		p, err := Read("Corefile", []byte(".:53 {\n  "+c.block+"\n}\n"), DefaultOptions())
@@ -324,6 +352,9 @@ func TestNamespacesNeedPodsDisabled(t *testing.T) {
 		}
 		if c.want == Used && !slices.Contains(p.Flags("kube2sky"), "--namespaces=default,team-a") && !slices.Contains(p.Flags("kube2sky"), "--namespaces=default") {
 			t.Errorf("%q: kube2sky flags %q lack --namespaces", c.block, p.Flags("kube2sky"))
+		}
+		if pods := strings.Contains(c.block, "pods insecure") || strings.Contains(c.block, "pods verified"); c.want == Used && pods != slices.Contains(p.Flags("skydns"), "--pod-namespaces=default") {
+			t.Errorf("%q: skydns flags %q: --pod-namespaces=default only with pod names", c.block, p.Flags("skydns"))
 		}
 	}
 }
@@ -372,6 +403,33 @@ func TestDnssecBecomesSkydnssKeys(t *testing.T) {
 		p, err := Read("Corefile", []byte(".:53 {\n  "+refused+"\n}\n"), DefaultOptions())
 		if err != nil || p.Err() == nil {
 			t.Errorf("%q: %v, want refused", refused, err)
+		}
+	}
+}
+
+// kubernetes fallthrough passes on the names no record answers, of the
+// zones it names (all of them when none), as skydns flags.
+func TestKubernetesFallthroughZones(t *testing.T) {
+	for _, c := range []struct {
+		option string
+		want   []string
+	}{
+		{"fallthrough", []string{"--reverse-fallthrough=true", "--zone-fallthrough=cluster.local."}},
+		{"fallthrough cluster.local", []string{"--reverse-fallthrough=false", "--zone-fallthrough=cluster.local."}},
+		{"fallthrough in-addr.arpa ip6.arpa", []string{"--reverse-fallthrough=true"}},
+	} {
+		p, err := ReadUsable("Corefile", []byte(".:53 {\n  kubernetes cluster.local in-addr.arpa ip6.arpa {\n    "+c.option+"\n  }\n  forward . 8.8.8.8\n}\n"), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range p.Flags("skydns") {
+			if strings.Contains(f, "fallthrough") {
+				got = append(got, f)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: skydns flags %q, want %q", c.option, got, c.want)
 		}
 	}
 }

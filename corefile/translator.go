@@ -32,6 +32,8 @@ type translator struct {
 	seen map[string]bool
 	// hostsConfigMap is Options.HostsConfigMap.
 	hostsConfigMap string
+	// readKey is Options.ReadKey.
+	readKey func(key string) (string, error)
 }
 
 func (t *translator) add(a at, v Verdict, text string) {

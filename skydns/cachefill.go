@@ -21,9 +21,8 @@ import (
 // forwarder's cached reply (fillForwarded). Names the forwarder has not
 // cached, the time before the first list (SERVFAIL), answers whose
 // CNAME chain leaves the zones (whether the external target is resolved
-// depends on the client and its RD bit), NXDOMAIN in a reverse zone with
-// reverse fallthrough (the forwarder may answer it, depending on the
-// client) and, with autopath, NXDOMAIN for names a pod's search path make
+// depends on the client and its RD bit), NXDOMAIN in a zone that falls
+// through (the forwarder may answer it, depending on the client) and, with autopath, NXDOMAIN for names a pod's search path make
 // stay on the ordinary path.
 type cacheFiller struct {
 	resolver   *resolver.Resolver
@@ -33,8 +32,8 @@ type cacheFiller struct {
 	autopath   bool           // as router.autopath
 	signer     *dnssec.Signer // as router.signer: the DNSKEY RRset at the apex
 	names      *zoneNames
-	// reverseFallthrough is router.reverseFallthrough.
-	reverseFallthrough bool
+	// passOn is router.passOn.
+	passOn fallthroughRule
 	// lender, if set, lends the forwarder's cached replies to names
 	// outside the zones (fillForwarded); without it they are markers.
 	lender CacheLender
@@ -109,7 +108,7 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
 		return a, false // a pod's search-path query: the answer depends on who asks
 	}
-	if f.reverseFallthrough && zone.Reverse() && resp.Rcode == dns.RcodeNameError {
+	if f.passOn.passesOn(zone) && resp.Rcode == dns.RcodeNameError {
 		return a, false // the forwarder may answer it, for a client that may recurse
 	}
 	if signAnswer(f.signer, f.names, resp, req, snap, zone, visit) && do {

@@ -101,6 +101,12 @@ type Config struct {
 	// answers to the forwarder, for clients that may recurse, instead of
 	// answering NXDOMAIN.
 	ReverseFallthrough bool
+	// PodNamespaces, if any, are the only namespaces whose pod names
+	// exist.
+	PodNamespaces []string
+	// ZoneFallthrough are zones of Zones whose names no record answers go
+	// to the forwarder, as reverse names do with ReverseFallthrough.
+	ZoneFallthrough []string
 	// Etcd says how to reach etcd; with no endpoints an embedded etcd is
 	// started.
 	Etcd etcdstore.ClientOptions
@@ -250,9 +256,11 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint32Var(&c.ClustersetTTL, "clusterset-ttl", c.ClustersetTTL, "TTL in seconds of the clusterset.local records")
 	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
+	fs.StringSliceVar(&c.PodNamespaces, "pod-namespaces", c.PodNamespaces, "only these namespaces' pod names exist, comma separated; the others' are NXDOMAIN (CoreDNS's namespaces with pods; empty: every namespace)")
 	fs.IPSliceVar(&c.NSAddrs, "ns-addrs", c.NSAddrs, "addresses of the DNS Service (e.g. 10.96.0.10), comma separated: the zone apex's NS ns.dns.<zone> resolves to them (default: --dns-addr's IP when it is a specific one)")
 	fs.BoolVar(&c.Rotate, "rotate", c.Rotate, "turn A, AAAA and SRV (of one priority) records by one per answer, so clients spread out (false: the same order every time)")
 	fs.BoolVar(&c.ReverseFallthrough, "reverse-fallthrough", c.ReverseFallthrough, "forward a PTR question in in-addr.arpa. or ip6.arpa. that no record answers to the upstreams, for clients that may recurse, as kube-dns and CoreDNS's `fallthrough in-addr.arpa ip6.arpa` do (false: NXDOMAIN)")
+	fs.StringSliceVar(&c.ZoneFallthrough, "zone-fallthrough", c.ZoneFallthrough, "zones (each a --zone) whose names no record answers are forwarded to the upstreams, for clients that may recurse, as CoreDNS's kubernetes `fallthrough` does (default none: NXDOMAIN)")
 	fs.BoolVar(&c.Autopath, "autopath", c.Autopath, "answer a pod's first search-path query (<name>.<ns>.svc.<zone>) with what its search path reaches, behind a CNAME (needs --pod-records=verified)")
 	fs.StringArrayVar(&c.Rewrites, "rewrite", c.Rewrites, "a CoreDNS rewrite name rule, '[stop|continue] name [exact|prefix|suffix|substring|regex] FROM TO [answer auto]', applied before answering; repeatable, in order (turns the fast path off)")
 	fs.StringArrayVar(&c.Templates, "template", c.Templates, "a CoreDNS template block as JSON (the Corefile reader makes it), answering the questions it matches before the zones; repeatable, in order (turns the fast path off)")
@@ -361,6 +369,6 @@ func (c Config) nsAddrs() []netip.Addr {
 func (c Config) resolverConfig() resolver.Config {
 	nsAddrs := c.nsAddrs()
 	hostname, _ := os.Hostname() // a pod's name in a cluster; "" leaves hostname.bind. REFUSED
-	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Priority: &c.Priority, MaxTTL: uint32(c.MaxTTL), Pods: resolver.PodMode(c.PodRecords), NSAddrs: nsAddrs,
+	return resolver.Config{Zones: c.Zones, Prefix: c.Prefix, TTL: c.TTL, Priority: &c.Priority, MaxTTL: uint32(c.MaxTTL), Pods: resolver.PodMode(c.PodRecords), PodNamespaces: c.PodNamespaces, NSAddrs: nsAddrs,
 		Version: "kubesky skydns " + version.Version, Hostname: hostname}
 }

@@ -3,6 +3,7 @@ package skydns
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,6 +27,7 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	}
 	opts := corefile.DefaultOptions()
 	opts.ClusterZone = c.Zones[0]
+	opts.ReadKey = corefile.KeysIn(filepath.Dir(c.Corefile)) // its ConfigMap's other keys, mounted beside it
 	plan, err := corefile.ReadUsable(c.Corefile, text, opts)
 	if err != nil {
 		return fmt.Errorf("--corefile: %w", err)

@@ -301,8 +301,9 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 	names := newZoneNames(res)
 	rewrites, _ := rewrite.ParseAll(d.cfg.Rewrites)    // checked by Validate
 	templates, _ := template.ParseAll(d.cfg.Templates) // checked by Validate
+	passOn := fallthroughRule{reverse: d.cfg.ReverseFallthrough, zones: d.cfg.ZoneFallthrough}
 	router := &router{resolver: res, mirror: d.mirror, forwarder: forwarder, panicked: d.panicked,
-		rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, reverseFallthrough: d.cfg.ReverseFallthrough,
+		rotate: d.cfg.Rotate, autopath: d.cfg.Autopath, passOn: passOn,
 		signer: signer, names: names, rewrites: rewrites, templates: templates, clusterset: d.clusterset}
 	cfg := dnsserver.Config{
 		Addr:               d.cfg.DNSAddr,
@@ -326,7 +327,7 @@ func (d *Daemon) dnsConfig(res *resolver.Resolver, forwarder Forwarder, changes 
 	if changes != nil {
 		lender, _ := forwarder.(CacheLender)
 		cfg.FastPath = &cacheFiller{resolver: res, mirror: d.mirror, maxUDPSize: cfg.MaxUDPSize, rotate: d.cfg.Rotate, autopath: d.cfg.Autopath,
-			reverseFallthrough: d.cfg.ReverseFallthrough, signer: signer, names: names, lender: lender}
+			passOn: passOn, signer: signer, names: names, lender: lender}
 		cfg.FastPathChanges = changes
 		cfg.FastLog = d.fastLog()
 	}

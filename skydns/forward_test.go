@@ -127,3 +127,51 @@ func TestReverseNamesFallThroughToTheUpstreams(t *testing.T) {
 		})
 	}
 }
+
+// TestZoneNamesFallThroughToTheUpstreams checks --zone-fallthrough: a name
+// of the listed zone that no record answers goes to the upstreams (as
+// CoreDNS's kubernetes fallthrough does), on the fast path's socket too;
+// a name kube2sky wrote is answered from etcd; another zone skydns
+// answers, and a client that does not ask for recursion, get NXDOMAIN; a
+// zone skydns does not answer is refused by name.
+func TestZoneNamesFallThroughToTheUpstreams(t *testing.T) {
+	upstream := startUpstream(t, func(q *dns.Msg) *dns.Msg {
+		resp := new(dns.Msg).SetReply(q)
+		hdr := dns.RR_Header{Name: q.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}
+		resp.Answer = []dns.RR{&dns.A{Hdr: hdr, A: net.IPv4(192, 0, 2, 7)}}
+		return resp
+	})
+	etcd := etcdtest.Start(t)
+	etcd.Put(t, contract.Key(contract.DefaultPrefix, "web.default.svc.cluster.local."), `{"host":"10.0.0.5"}`)
+	cfg := testConfig(etcd.ClientURL())
+	cfg.Forwarder = nil
+	cfg.Forward.Upstreams = []string{upstream}
+	cfg.Zones = []string{"cluster.local.", "corp.example."}
+	cfg.ZoneFallthrough = []string{"Cluster.Local"}
+	d := startDaemon(t, cfg)
+	for _, tc := range []struct {
+		name, qname string
+		rd          bool
+		rcode       int
+		want        string
+	}{
+		{"a name no record answers is forwarded", "db.legacy.cluster.local.", true, dns.RcodeSuccess, "192.0.2.7"},
+		{"it is forwarded again, not cached as NXDOMAIN", "db.legacy.cluster.local.", true, dns.RcodeSuccess, "192.0.2.7"},
+		{"a name kube2sky wrote is answered from etcd", "web.default.svc.cluster.local.", true, dns.RcodeSuccess, "10.0.0.5"},
+		{"without recursion desired the zone denies it", "db.legacy.cluster.local.", false, dns.RcodeNameError, ""},
+		{"a zone not listed denies it", "db.corp.example.", true, dns.RcodeNameError, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			polltest.NoComplaint(t, tc.qname, func() string {
+				q := new(dns.Msg).SetQuestion(tc.qname, dns.TypeA)
+				q.RecursionDesired = tc.rd
+				return answerIs(dnstest.Exchange(t, "udp", d.DNSAddr(), q), tc.rcode, strings.Fields(tc.want)...)
+			})
+		})
+	}
+	bad := testConfig(etcd.ClientURL())
+	bad.ZoneFallthrough = []string{"svc.cluster.local"}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `--zone-fallthrough: "svc.cluster.local" is not one of the zones answered`) {
+		t.Errorf("--zone-fallthrough=svc.cluster.local: error %v, want one naming the flag and the zone", err)
+	}
+}

@@ -15,7 +15,11 @@ import (
 	"github.com/kubesky/kubesky/kube2sky/hosts"
 )
 
-// The hosts plugin README's inline examples, read by CoreDNS and by
+// peerConfigMap is the other keys of the ConfigMap a peer test's Corefile
+// is in: CoreDNS reads them as files under /etc/coredns.
+var peerConfigMap = map[string]string{"example.hosts": "# the file of a hosts plugin\n10.0.0.3 db.example.org\n"}
+
+// The hosts plugin README's inline examples, and one of its files, read by CoreDNS and by
 // kubesky's Corefile reader (kube2sky's records for the entries, skydns's
 // flags), both forwarding the rest to one upstream. CoreDNS reads an empty
 // hosts file where kubesky reads none. Listed names, their PTRs and names
@@ -28,9 +32,15 @@ import (
 func TestHostsAnswerAsCoreDNSDoes(t *testing.T) {
 	coredns := coreDNSBinary(t)
 	upstream := startUpstream(t, rewriteUpstream)
-	emptyHosts := filepath.Join(t.TempDir(), "hosts")
+	dir := t.TempDir()
+	emptyHosts := filepath.Join(dir, "hosts")
 	if err := os.WriteFile(emptyHosts, nil, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for key, text := range peerConfigMap {
+		if err := os.WriteFile(filepath.Join(dir, key), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	type question struct {
 		name    string
@@ -57,11 +67,17 @@ func TestHostsAnswerAsCoreDNSDoes(t *testing.T) {
 			{"example.net.", dns.TypeA, ""},
 			{"ftp.example.com.", dns.TypeA, "rcode"},
 		}},
+		{"hosts /etc/coredns/example.hosts example.org {\n        fallthrough\n    }", []question{
+			{"db.example.org.", dns.TypeA, ""},
+			{"3.0.0.10.in-addr.arpa.", dns.TypePTR, ""},
+			{"example.net.", dns.TypeA, ""},
+			{"www.example.org.", dns.TypeA, "rcode"},
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.lines, func(t *testing.T) {
 			reference := runCoreDNS(t, coredns, func(port int) string {
-				return fmt.Sprintf(".:%d {\n    bind 127.0.0.1\n    %s\n    forward . %s\n}\n", port, strings.Replace(c.lines, "/etc/hosts", emptyHosts, 1), upstream)
+				return fmt.Sprintf(".:%d {\n    bind 127.0.0.1\n    %s\n    forward . %s\n}\n", port, strings.NewReplacer("/etc/hosts", emptyHosts, "/etc/coredns/", dir+"/").Replace(c.lines), upstream)
 			}, "ready.example.")
 			etcd := etcdtest.Start(t)
 			cfg := testConfig(etcd.ClientURL())
@@ -89,7 +105,7 @@ func TestHostsAnswerAsCoreDNSDoes(t *testing.T) {
 func putHostRecords(t *testing.T, etcd *etcdtest.Server, lines string) int {
 	t.Helper()
 	domain := translatedFlag(t, lines, "zone")[0]
-	text, problem := hosts.FromCorefile(".:53 {\n    "+lines+"\n}\n", domain)
+	text, problem := hosts.FromCorefile(".:53 {\n    "+lines+"\n}\n", domain, peerConfigMap)
 	if problem != nil {
 		t.Fatal(problem)
 	}

@@ -3,6 +3,7 @@ package skydns
 import (
 	"fmt"
 
+	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/skydns/resolver"
 )
 
@@ -10,6 +11,16 @@ import (
 func checkPodRecords(mode string) error {
 	if _, err := resolver.ParsePodMode(mode); err != nil || mode == "" {
 		return fmt.Errorf("--pod-records: %q must be disabled, insecure or verified", mode)
+	}
+	return nil
+}
+
+// checkPodNamespaces accepts namespace names.
+func checkPodNamespaces(namespaces []string) error {
+	for _, ns := range namespaces {
+		if !contract.ValidLabel(ns) {
+			return fmt.Errorf("--pod-namespaces: %q is not a namespace name", ns)
+		}
 	}
 	return nil
 }

@@ -24,9 +24,12 @@ func TestPodRecordsOverUDP(t *testing.T) {
 	etcd.Put(t, "/skydns/local/cluster/dns-version", `{"text":"1.1.0"}`)
 	rev := etcd.Put(t, podKey, `{"host":"10.244.1.5","owner":"kube2sky.cluster.local"}`)
 	daemons := map[string]*Daemon{}
-	for _, mode := range []string{"disabled", "insecure", "verified"} {
+	for _, mode := range []string{"disabled", "insecure", "verified", "insecure in kube-system", "verified in kube-system"} {
 		cfg := testConfig(etcd.ClientURL())
-		cfg.PodRecords = mode
+		cfg.PodRecords, _, _ = strings.Cut(mode, " ")
+		if strings.HasSuffix(mode, " in kube-system") {
+			cfg.PodNamespaces = []string{"kube-system"}
+		}
 		daemons[mode] = startDaemon(t, cfg)
 	}
 	for _, d := range daemons {
@@ -54,6 +57,14 @@ func TestPodRecordsOverUDP(t *testing.T) {
 	t.Run("verified answers only the pods written to etcd", func(t *testing.T) {
 		expect("verified", pod, dns.RcodeSuccess, "10.244.1.5")
 		expect("verified", other, dns.RcodeNameError)
+	})
+	t.Run("--pod-namespaces leaves the other namespaces' pod names out", func(t *testing.T) {
+		for _, mode := range []string{"insecure in kube-system", "verified in kube-system"} {
+			expect(mode, pod, dns.RcodeNameError)
+			expect(mode, "default.pod.cluster.local.", dns.RcodeNameError)
+		}
+		expect("insecure in kube-system", "kube-system.pod.cluster.local.", dns.RcodeSuccess)
+		expect("insecure in kube-system", "1-2-3-4.kube-system.pod.cluster.local.", dns.RcodeSuccess, "1.2.3.4")
 	})
 	t.Run("verified forgets a pod as soon as its record is deleted", func(t *testing.T) {
 		etcd.Delete(t, podKey)
@@ -83,6 +94,11 @@ func TestPodRecordsFlag(t *testing.T) {
 		}
 	}
 	cfg := testConfig("http://127.0.0.1:1")
+	cfg.PodNamespaces = []string{"default", "Kube_System"}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `--pod-namespaces: "Kube_System" is not a namespace name`) {
+		t.Errorf("--pod-namespaces=default,Kube_System: error %v, want one naming the flag and the value", err)
+	}
+	cfg = testConfig("http://127.0.0.1:1")
 	if err := cfg.Validate(); err != nil || cfg.PodRecords != "disabled" {
 		t.Errorf("default --pod-records %q (%v), want disabled", cfg.PodRecords, err)
 	}

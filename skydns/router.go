@@ -33,9 +33,9 @@ type router struct {
 	// autopath answers a pod's first search-path query with the answer
 	// its search path would reach (see searchPath).
 	autopath bool
-	// reverseFallthrough sends a reverse name the zones deny to the
-	// forwarder (see fallsThrough).
-	reverseFallthrough bool
+	// passOn sends the names of some zones that the zones deny to
+	// the forwarder (see fallsThrough).
+	passOn fallthroughRule
 	// signer, if set, signs the answers of its zones (see signAnswer);
 	// names tells it what exists.
 	signer *dnssec.Signer
@@ -118,12 +118,13 @@ func (r *router) recursionAvailable(client netip.Addr) bool {
 	return ok && ext.RecursionAllowed(client)
 }
 
-// fallsThrough is true when resp, the zones' answer to q, denies a name in
-// a reverse zone that the forwarder may resolve for this client: the
-// address is outside what kube2sky writes (8.8.8.8, a node's), and the
-// upstreams know it, as with kube-dns and CoreDNS's default Corefile.
+// fallsThrough is true when resp, the zones' answer to q, denies a name
+// that the forwarder may resolve for this client: a reverse name whose
+// address is outside what kube2sky writes (8.8.8.8, a node's), which the
+// upstreams know, as with kube-dns and CoreDNS's default Corefile; or a
+// name of a zone --zone-fallthrough lists.
 func (r *router) fallsThrough(zone resolver.ZoneMatch, resp *dns.Msg, q dnsserver.Query) bool {
-	if !r.reverseFallthrough || !zone.Reverse() || resp.Rcode != dns.RcodeNameError || !q.Msg.RecursionDesired {
+	if !r.passOn.passesOn(zone) || resp.Rcode != dns.RcodeNameError || !q.Msg.RecursionDesired {
 		return false
 	}
 	return r.recursionAvailable(q.Client)

@@ -65,7 +65,9 @@ func TestTemplatesAnswerAsCoreDNSDoes(t *testing.T) {
 // holding lines, as kubesky's Corefile reader translates it.
 func translatedFlag(t *testing.T, lines, flag string) []string {
 	t.Helper()
-	plan, err := corefile.ReadUsable("Corefile", []byte(".:53 {\n    "+lines+"\n}\n"), corefile.DefaultOptions())
+	opts := corefile.DefaultOptions()
+	opts.ReadKey = corefile.KeysOf(peerConfigMap)
+	plan, err := corefile.ReadUsable("Corefile", []byte(".:53 {\n    "+lines+"\n}\n"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

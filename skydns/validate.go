@@ -26,6 +26,9 @@ func (c *Config) Validate() error {
 	c.Forward.ListenAddrs = []string{c.DNSAddr}
 	c.Forward.MaxTTL = time.Duration(c.MaxTTL) * time.Second
 	zonesErr := c.normalizeZones()
+	if zonesErr == nil {
+		zonesErr = c.normalizeZoneFallthrough(c.Zones)
+	}
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
 		checkUDPSockets(c.UDPSockets),
@@ -42,6 +45,7 @@ func (c *Config) Validate() error {
 		checkTTL(c.TTL),
 		checkMaxTTL(c.MaxTTL),
 		checkPodRecords(c.PodRecords),
+		checkPodNamespaces(c.PodNamespaces),
 		checkAutopath(c.Autopath, c.PodRecords),
 		checkRewrites(c.Rewrites),
 		checkTemplates(c.Templates),
@@ -102,13 +106,16 @@ func checkListenAddr(flag, addr string) error {
 	return nil
 }
 
+// normalZone is a zone as given in a flag, fully qualified, in lower case.
+func normalZone(z string) string { return dns.Fqdn(strings.ToLower(strings.TrimSpace(z))) }
+
 func (c *Config) normalizeZones() error {
 	if len(c.Zones) == 0 {
 		return errors.New("--zone: at least one zone is needed")
 	}
 	var out []string
 	for _, z := range c.Zones {
-		fqdn := dns.Fqdn(strings.ToLower(strings.TrimSpace(z)))
+		fqdn := normalZone(z)
 		if _, ok := dns.IsDomainName(fqdn); !ok || fqdn == "." || strings.Contains(fqdn, "..") {
 			return fmt.Errorf("--zone: %q is not a domain name (the root zone is not allowed)", z)
 		}

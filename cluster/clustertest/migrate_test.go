@@ -14,16 +14,16 @@ import (
 )
 
 // migrateCorefile is a kubeadm Corefile as an operator customises it: hosts
-// entries, two rewrites, a template, loadbalance and a stub domain.
+// entries (inline, and in a file that is a key of its ConfigMap), two
+// rewrites, a template, loadbalance and a stub domain.
 const migrateCorefile = `.:53 {
     errors
     health {
         lameduck 5s
     }
     ready
-    hosts {
+    hosts /etc/coredns/corphosts example.corp {
         10.0.0.5 db1.example.corp
-        10.0.0.6 db2.example.corp
         fallthrough
     }
     rewrite name www.default.svc.cluster.local web.default.svc.cluster.local
@@ -68,6 +68,7 @@ var migrateQuestions = [][2]string{
 	{"web.legacy.cluster.local", "A"},
 	{"blocked.example.org", "A"},
 	{"db1.example.corp", "A"},
+	{"db2.example.corp", "A"},
 	{"db3.example.corp", "A"},
 	{"foo.example.com", "A"},
 	{"www.example.org", "A"},
@@ -137,6 +138,7 @@ kind: ConfigMap
 metadata: {name: coredns, namespace: kube-system}
 data:
   Corefile: %[1]q
+  corphosts: "# the hosts file\n10.0.0.6 db2.example.corp\n"
 ---
 apiVersion: apps/v1
 kind: Deployment

@@ -16,12 +16,15 @@ const CorefileKey = "Corefile"
 // not parse, or that kubesky refuses anywhere, gives a Problem instead, so
 // that the caller keeps the entries of the last usable one (skydns keeps
 // that Corefile's settings too). domain is kube2sky's --hosts-domain: the
-// Corefile's entries must be served under it.
-func FromCorefile(text, domain string) (string, *Problem) {
+// Corefile's entries must be served under it. data is the ConfigMap's
+// keys, where a hosts plugin's file is read.
+func FromCorefile(text, domain string, data map[string]string) (string, *Problem) {
 	refused := func(reason string) (string, *Problem) {
 		return "", &Problem{Key: CorefileKey, Reason: reason + "; the entries of the last usable Corefile stay"}
 	}
-	plan, err := corefile.ReadUsable(CorefileKey, []byte(text), corefile.DefaultOptions())
+	opts := corefile.DefaultOptions()
+	opts.ReadKey = corefile.KeysOf(data)
+	plan, err := corefile.ReadUsable(CorefileKey, []byte(text), opts)
 	if err != nil {
 		return refused(err.Error())
 	}

@@ -18,7 +18,7 @@ func TestFromCorefile(t *testing.T) {
 		{"not a Corefile", ". {\n  hosts {\n", "example.corp", "", "not a Corefile"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, problem := FromCorefile(c.text, c.domain)
+			got, problem := FromCorefile(c.text, c.domain, nil)
 			if c.problem != "" {
 				if problem == nil || !strings.Contains(problem.Error(), c.problem) || !strings.HasPrefix(problem.Error(), "data[Corefile]: ") {
 					t.Fatalf("problem %v, want one naming %q", problem, c.problem)

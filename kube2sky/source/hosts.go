@@ -92,7 +92,7 @@ func (g *hostsGroup) readCorefile(data map[string]string) (map[string]string, *h
 	if !ok {
 		return data, nil
 	}
-	entries, refused := hosts.FromCorefile(text, g.cfg.ExtraDomain)
+	entries, refused := hosts.FromCorefile(text, g.cfg.ExtraDomain, data)
 	g.mu.Lock()
 	if refused == nil {
 		g.corefileHosts = entries

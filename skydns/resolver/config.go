@@ -48,6 +48,9 @@ type Config struct {
 	// Pods says how names under pod.<first zone> are answered (default
 	// PodsDisabled); see PodMode.
 	Pods PodMode
+	// PodNamespaces, if any, are the only namespaces whose pod names exist
+	// (CoreDNS's namespaces option); the others' are NXDOMAIN.
+	PodNamespaces []string
 	// NSAddrs are the addresses of the DNS Service (the kube-dns
 	// ClusterIPs). When no record lives at or below ns.dns.<zone>, every
 	// zone's apex has the NS record ns.dns.<zone>, which answers A and
@@ -68,7 +71,8 @@ type Resolver struct {
 	defaultPriority uint16 // of records that carry none
 	maxTTL          uint32
 	pods            PodMode
-	podZone         string // "pod.<first zone>", "" when the first zone is a reverse zone
+	podZone         string   // "pod.<first zone>", "" when the first zone is a reverse zone
+	podNamespaces   []string // the only namespaces with pod names; nil: every one
 	nsAddrs         []netip.Addr
 	version         string // version.bind. CH TXT
 	hostname        string // hostname.bind. and id.server. CH TXT
@@ -87,7 +91,7 @@ type zone struct {
 // New validates cfg and returns a Resolver.
 func New(cfg Config) (*Resolver, error) {
 	r := &Resolver{prefix: strings.TrimSuffix(cfg.Prefix, "/"), ttl: cfg.TTL, nsAddrs: slices.Clone(cfg.NSAddrs),
-		version: cfg.Version, hostname: cfg.Hostname}
+		version: cfg.Version, hostname: cfg.Hostname, podNamespaces: slices.Clone(cfg.PodNamespaces)}
 	if r.prefix == "" {
 		r.prefix = contract.DefaultPrefix
 	}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -51,23 +52,32 @@ const (
 )
 
 // classifyPod says what lname (lower case, fully qualified) is under
-// pod.<zone>, and for a leaf returns its first label.
+// pod.<zone>, and for a leaf returns its first label. The names of a
+// namespace outside PodNamespaces never exist.
 func (r *Resolver) classifyPod(lname string) (podName, string) {
 	if r.podZone == "" || !isSubdomain(r.podZone, lname) {
 		return notPod, ""
 	}
 	rel := strings.TrimSuffix(lname[:len(lname)-len(r.podZone)], ".")
 	switch strings.Count(rel, ".") {
-	case 0:
-		return podBranch, "" // pod.<zone> itself, or <ns>.pod.<zone>
+	case 0: // pod.<zone> itself, or <ns>.pod.<zone>
+		if rel != "" && !r.podNamespace(rel) {
+			return podOther, ""
+		}
+		return podBranch, ""
 	case 1:
 		label, ns, _ := strings.Cut(rel, ".")
-		if label == "" || ns == "" {
+		if label == "" || ns == "" || !r.podNamespace(ns) {
 			return podOther, ""
 		}
 		return podLeaf, label
 	}
 	return podOther, ""
+}
+
+// podNamespace reports whether ns's pod names may exist.
+func (r *Resolver) podNamespace(ns string) bool {
+	return r.podNamespaces == nil || slices.Contains(r.podNamespaces, ns)
 }
 
 // podAddr returns the address a pod label spells: a-b-c-d for IPv4, the

@@ -263,13 +263,12 @@ volumeMounts:
 {{- end }}
 {{- end }}
 
-{{/* The volume of CoreDNS's ConfigMap, which skydns reads its Corefile from, if coreDNS.configMap names it. */}}
+{{/* The volume of CoreDNS's ConfigMap, if coreDNS.configMap names it: skydns reads its Corefile, and the hosts files it names under /etc/coredns, from every key. */}}
 {{- define "kubesky.corefileVolume" -}}
 {{- with .Values.coreDNS.configMap }}
 - name: corefile
   configMap:
     name: {{ . }}
-    items: [{key: Corefile, path: Corefile}]
 {{- end }}
 {{- end }}
 
