@@ -148,16 +148,20 @@ func testKubeskyWritesOnlyItsOwn(t *testing.T, c *mcsCluster) {
 		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 			Spec: corev1.ServiceSpec{Selector: selector, Ports: []corev1.ServicePort{{Port: 80}}}}
 	}
-	refused := map[string]func() error{
-		"a derived-* Service with a selector": func() error {
+	// each refusal names the rule that refused it: the policy's message or RBAC's
+	refused := map[string]struct {
+		says string
+		try  func() error
+	}{
+		"a derived-* Service with a selector": {"selectorless ClusterIP Services named derived-*", func() error {
 			_, err := services.Create(ctx, svc("derived-rogue", ours, map[string]string{"app": "x"}), metav1.CreateOptions{DryRun: dry})
 			return err
-		},
-		"a Service without kubesky's label": func() error {
+		}},
+		"a Service without kubesky's label": {"only the Services and EndpointSlices it manages", func() error {
 			_, err := services.Create(ctx, svc("derived-unlabelled", nil, nil), metav1.CreateOptions{DryRun: dry})
 			return err
-		},
-		"a user's Service taken over": func() error {
+		}},
+		"a user's Service taken over": {"only the Services and EndpointSlices it manages", func() error {
 			db, err := c.api.Client.CoreV1().Services("shop").Get(ctx, "db", metav1.GetOptions{})
 			if err != nil {
 				return err
@@ -165,22 +169,23 @@ func testKubeskyWritesOnlyItsOwn(t *testing.T, c *mcsCluster) {
 			db.Labels = maps.Clone(ours)
 			_, err = services.Update(ctx, db, metav1.UpdateOptions{DryRun: dry})
 			return err
-		},
-		"a user's Service deleted": func() error {
+		}},
+		"a user's Service deleted": {"only the Services and EndpointSlices it manages", func() error {
 			return services.Delete(ctx, "db", metav1.DeleteOptions{DryRun: dry})
-		},
-		"a user's EndpointSlice deleted": func() error {
+		}},
+		"a user's EndpointSlice deleted": {"only the Services and EndpointSlices it manages", func() error {
 			return endpointSlices.Delete(ctx, "db-1", metav1.DeleteOptions{DryRun: dry})
-		},
-		"a Secret read": func() error {
+		}},
+		"a Secret read": {`cannot list resource "secrets"`, func() error {
 			_, err := c.kubesky.CoreV1().Secrets("shop").List(ctx, metav1.ListOptions{})
 			return err
-		},
+		}},
 	}
-	for what, try := range refused {
+	for what, r := range refused {
 		polltest.Within(t, 15*time.Second, c.id+": kubesky refused "+what, func() error {
-			if err := try(); !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
-				return fmt.Errorf("allowed or another error: %v", err)
+			err := r.try()
+			if (!apierrors.IsForbidden(err) && !apierrors.IsInvalid(err)) || !strings.Contains(err.Error(), r.says) {
+				return fmt.Errorf("allowed or refused for another reason: %v", err)
 			}
 			return nil
 		})

@@ -136,6 +136,9 @@ func (im *importer) reconcileClusterSetIP(ctx context.Context, name cs.ServiceNa
 	if err != nil && !isNotFound(err) {
 		return err
 	}
+	if derived != nil && !isDerivedFor(derived, name) {
+		derived = nil // applyDerived says whose it is
+	}
 	si, err := im.applyImport(ctx, desiredImport(name, svc, clusterIPs(derived)))
 	if err != nil || si == nil { // nil: a ServiceImport kubesky did not make
 		return err
