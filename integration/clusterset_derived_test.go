@@ -194,3 +194,41 @@ func testKubeskyWritesOnlyItsOwn(t *testing.T, c *mcsCluster) {
 		t.Errorf("%s: kubesky's own kind of Service refused: %v", c.id, err)
 	}
 }
+
+// clusterSetIPSamples is how many ClusterSetIP exports
+// measureClusterSetIPLatency times.
+const clusterSetIPSamples = 10
+
+// measureClusterSetIPLatency exports ClusterIP Services from east one at a
+// time and times, from the ServiceExport's creation, every cluster's skydns
+// answering the name with that cluster's derived Service IP.
+func measureClusterSetIPLatency(t *testing.T, east *mcsCluster, dnsAddr map[*mcsCluster]string) {
+	var answered []time.Duration
+	for i := range clusterSetIPSamples {
+		name := fmt.Sprintf("vip-%d", i)
+		if _, err := east.api.Client.CoreV1().Services("shop").Create(t.Context(), clusterIPService(name, corev1.ServicePort{Name: "sql", Protocol: corev1.ProtocolTCP, Port: 5432}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := east.api.Client.DiscoveryV1().EndpointSlices("shop").Create(t.Context(), mcsEndpointSlice(name, fmt.Sprintf("10.1.2.%d", i+1), nil), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		createServiceExport(t, east, "shop", name)
+		polltest.Every(t, 15*time.Second, 10*time.Millisecond, "every cluster answers its derived IP of "+name, func() error {
+			for c, addr := range dnsAddr {
+				list, err := derivedOf(c, name)
+				if err != nil || len(list) != 1 || list[0].Spec.ClusterIP == "" {
+					return fmt.Errorf("%s: %d derived Services (%v)", c.id, len(list), err)
+				}
+				if !allAnswer([]string{addr}, name+".shop.svc.clusterset.local.", list[0].Spec.ClusterIP) {
+					return fmt.Errorf("%s: %s not answered yet", c.id, list[0].Spec.ClusterIP)
+				}
+			}
+			return nil
+		})
+		answered = append(answered, time.Since(start))
+	}
+	slices.Sort(answered)
+	figure(t, "ClusterSetIP export created -> every cluster's skydns answers its own derived Service IP, %d exports: p50 %v, p99 %v, max %v",
+		clusterSetIPSamples, percentile(answered, 50), percentile(answered, 99), percentile(answered, 100))
+}
