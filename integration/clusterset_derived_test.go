@@ -14,6 +14,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 
 	"github.com/kubesky/kubesky/integration/harness"
@@ -231,4 +232,21 @@ func measureClusterSetIPLatency(t *testing.T, east *mcsCluster, dnsAddr map[*mcs
 	slices.Sort(answered)
 	figure(t, "ClusterSetIP export created -> every cluster's skydns answers its own derived Service IP, %d exports: p50 %v, p99 %v, max %v",
 		clusterSetIPSamples, percentile(answered, 50), percentile(answered, 99), percentile(answered, 100))
+}
+
+// testDualStackDerived exports a dual-stack Service from west and checks
+// that east's derived Service has an IP per family, in the export's order,
+// and that east's skydns answers A and AAAA with them.
+func testDualStackDerived(t *testing.T, east, west *mcsCluster, eastDNS string) {
+	dual := clusterIPService("dual", corev1.ServicePort{Name: "sql", Protocol: corev1.ProtocolTCP, Port: 5432})
+	dual.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack)
+	dual.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}
+	exportService(t, west, dual, mcsEndpointSlice("dual", "10.2.0.30", nil))
+	derived := derivedWithin(t, east, "dual", "")
+	if fams := derived.Spec.IPFamilies; len(derived.Spec.ClusterIPs) != 2 || !slices.Equal(fams, dual.Spec.IPFamilies) {
+		t.Fatalf("east's derived Service has IPs %v of families %v, want one per family, IPv6 first", derived.Spec.ClusterIPs, fams)
+	}
+	importIPsWithin(t, east, "dual", derived.Spec.ClusterIPs...)
+	digWithin(t, eastDNS, "dual.shop.svc.clusterset.local.", "AAAA", dns.RcodeSuccess, derived.Spec.ClusterIPs[0])
+	digWithin(t, eastDNS, "dual.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, derived.Spec.ClusterIPs[1])
 }

@@ -127,6 +127,9 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 	t.Run("a ClusterSetIP export gets a derived Service in each cluster, whose IP that cluster's skydns answers", func(t *testing.T) {
 		testDerivedServices(t, broker, east, west, map[*mcsCluster]string{east: sky.DNSAddr, west: skyWest.DNSAddr})
 	})
+	t.Run("a dual-stack export gets a clusterset IP per family, answered A and AAAA", func(t *testing.T) {
+		testDualStackDerived(t, east, west, sky.DNSAddr)
+	})
 	t.Run("ClusterSetIP export created: every cluster answers its derived IP", func(t *testing.T) {
 		measureClusterSetIPLatency(t, east, map[*mcsCluster]string{east: sky.DNSAddr, west: skyWest.DNSAddr})
 	})

@@ -129,8 +129,8 @@ func (im *importer) reconcile(ctx context.Context, name cs.ServiceName, writeIPs
 }
 
 // reconcileClusterSetIP keeps the ServiceImport, then the Service derived
-// from it (which needs its UID), then the import's IPs (which are the
-// derived Service's), its slices and its IPs in etcd.
+// from it (which needs its UID), then the derived Service's IPs in etcd and
+// in the import, and the import's slices.
 func (im *importer) reconcileClusterSetIP(ctx context.Context, name cs.ServiceName, svc *cs.Service, writeIPs ipsWriter) error {
 	derived, err := im.services.Services(name.Namespace).Get(derivedName(name))
 	if err != nil && !isNotFound(err) {
@@ -146,8 +146,8 @@ func (im *importer) reconcileClusterSetIP(ctx context.Context, name cs.ServiceNa
 	if derived, err = im.applyDerived(ctx, desiredDerived(name, svc, si)); err != nil {
 		return err
 	}
-	ips := clusterIPs(derived)
-	return errors.Join(im.setImportIPs(ctx, si, ips), im.applySlices(ctx, name, desiredSlices(name, svc, derived.Name)), writeIPs(ctx, name, ips))
+	ips := clusterIPs(derived) // in etcd first: the name answers without waiting for two more API writes
+	return errors.Join(writeIPs(ctx, name, ips), im.setImportIPs(ctx, si, ips), im.applySlices(ctx, name, desiredSlices(name, svc, derived.Name)))
 }
 
 // applyImport creates or updates the ServiceImport, its spec then its
