@@ -115,7 +115,7 @@ func (im *importer) reconcile(ctx context.Context, name cs.ServiceName, writeIPs
 		return errNoView
 	}
 	if _, err := im.namespaces.Get(name.Namespace); isNotFound(err) {
-		return nil
+		return writeIPs(ctx, name, nil) // its derived Service went with the namespace
 	}
 	svc := v.Service(name)
 	switch {
