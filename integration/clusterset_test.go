@@ -13,6 +13,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/mcs-api/config/crd"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
@@ -33,6 +35,9 @@ type mcsCluster struct {
 	api      *harness.APIServer
 	mcs      mcsclient.Interface
 	kube2sky *harness.Kube2Sky
+	// kubesky is a client with kube2sky's identity (kubesky's service
+	// account and deploy/'s RBAC).
+	kubesky kubernetes.Interface
 }
 
 // TestClustersetTwoClustersShareOneEtcd runs two clusters whose kube2sky
@@ -42,8 +47,8 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 	harness.RequireDig(t)
 	broker := harness.StartEtcd(t)
 	east, west := startMCSCluster(t, "east", broker), startMCSCluster(t, "west", broker)
-	sky := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-east", "--clusterset-prefix=/clusterset")
-	skyWest := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-west", "--clusterset-prefix=/clusterset")
+	sky := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-east", "--clusterset-prefix=/clusterset", "--cluster-id=east")
+	skyWest := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-west", "--clusterset-prefix=/clusterset", "--cluster-id=west")
 
 	exportService(t, east, mcsHeadlessService("db"), mcsEndpointSlice("db", "10.1.0.5", ptr.To("db-0")))
 	exportService(t, west, mcsHeadlessService("db"), mcsEndpointSlice("db", "10.2.0.9", nil))
@@ -68,9 +73,10 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 			importWithin(t, c, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east", "west"})
 		}
 	})
-	t.Run("each cluster has MCS EndpointSlices of the other cluster's endpoints only", func(t *testing.T) {
-		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"west": {"10.2.0.9"}})
-		mcsSlicesWithin(t, west, "shop", "db", map[string][]string{"east": {"10.1.0.5"}})
+	t.Run("each cluster has MCS EndpointSlices of every exporting cluster's endpoints", func(t *testing.T) {
+		for _, c := range []*mcsCluster{east, west} {
+			mcsSlicesWithin(t, c, "shop", "db", map[string][]string{"east": {"10.1.0.5"}, "west": {"10.2.0.9"}})
+		}
 	})
 	t.Run("the ServiceImport's ports are the union, and it goes with the last export", func(t *testing.T) {
 		testImportLifecycle(t, east, west)
@@ -118,14 +124,17 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		}
 		digWithin(t, sky.DNSAddr, "web.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.8", "10.2.0.8")
 	})
-	t.Run("a ClusterSetIP service answers the import's IP", func(t *testing.T) {
-		api := mcsHeadlessService("api")
-		api.Spec.ClusterIP = ""
-		exportService(t, east, api, mcsEndpointSlice("api", "10.1.0.9", nil))
-		digWithin(t, sky.DNSAddr, "_sql._tcp.api.shop.svc.clusterset.local.", "SRV", dns.RcodeSuccess, "0 1 5432 api.shop.svc.clusterset.local.")
-		broker.Ctl("put", "/clusterset/imports/shop/api", `{"ips":["242.0.0.9"]}`) // as the import side will
-		digWithin(t, sky.DNSAddr, "api.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "242.0.0.9")
-		importIPsWithin(t, west, "api", "242.0.0.9")
+	t.Run("a ClusterSetIP export gets a derived Service in each cluster, whose IP that cluster's skydns answers", func(t *testing.T) {
+		testDerivedServices(t, broker, east, west, map[*mcsCluster]string{east: sky.DNSAddr, west: skyWest.DNSAddr})
+	})
+	t.Run("a dual-stack export gets a clusterset IP per family, answered A and AAAA", func(t *testing.T) {
+		testDualStackDerived(t, east, west, sky.DNSAddr)
+	})
+	t.Run("ClusterSetIP export created: every cluster answers its derived IP", func(t *testing.T) {
+		measureClusterSetIPLatency(t, east, map[*mcsCluster]string{east: sky.DNSAddr, west: skyWest.DNSAddr})
+	})
+	t.Run("kubesky's identity writes only the Services and EndpointSlices it manages", func(t *testing.T) {
+		testKubeskyWritesOnlyItsOwn(t, east)
 	})
 	t.Run("a malformed export in etcd is skipped and logged", func(t *testing.T) {
 		broker.Ctl("put", "/clusterset/exports/rogue/shop/db", `{"type":"Headless","endpoints":[{"hostname":"x","addresses":["10.9.9.9"]}]}`)
@@ -139,7 +148,7 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5")
 		answered := time.Since(stopped)
 		importWithin(t, east, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east"})
-		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{})
+		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"east": {"10.1.0.5"}})
 		figure(t, "lost cluster: kube2sky stopped -> its endpoints gone from the answers %s, from east's ServiceImport and EndpointSlices %s (lease TTL %s)",
 			answered.Round(100*time.Millisecond), time.Since(stopped).Round(100*time.Millisecond), clustersetLease)
 	})
@@ -147,7 +156,7 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 		west.kube2sky.Process.Start()
 		digWithin(t, sky.DNSAddr, "db.shop.svc.clusterset.local.", "A", dns.RcodeSuccess, "10.1.0.5", "10.2.0.9")
 		importWithin(t, east, "shop", "db", "Headless", []string{"sql/TCP/5432"}, []string{"east", "west"})
-		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"west": {"10.2.0.9"}})
+		mcsSlicesWithin(t, east, "shop", "db", map[string][]string{"east": {"10.1.0.5"}, "west": {"10.2.0.9"}})
 	})
 }
 
@@ -174,7 +183,15 @@ func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster 
 		return err
 	})
 	createNamespace(t, c.api.Client, "shop")
-	c.kube2sky = harness.StartKube2Sky(t, asKubesky(t, c.api), broker.Endpoint, "--prefix=/skydns-"+id,
+	kubeconfig := asKubesky(t, c.api)
+	kubeskyCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.kubesky, err = kubernetes.NewForConfig(kubeskyCfg); err != nil {
+		t.Fatal(err)
+	}
+	c.kube2sky = harness.StartKube2Sky(t, kubeconfig, broker.Endpoint, "--prefix=/skydns-"+id,
 		"--clusterset-prefix=/clusterset", "--cluster-id="+id, "--clusterset-lease-ttl="+clustersetLease.String(), "--clusterset-resync-period=2s")
 	return c
 }

@@ -39,7 +39,7 @@ var helmValues = map[string]string{
 	"node-local": "topology=node-local",
 	"node-local with options": "topology=node-local,nodeLocal.address=169.254.20.11,nodeLocal.priorityClassName=," +
 		"nodeLocal.tolerations=null,nodeLocal.updateStrategy.type=OnDelete,nodeLocal.updateStrategy.rollingUpdate=null," +
-		"etcd.relay.replicaCount=3,nodeLocal.resources.requests.cpu=75m",
+		"etcd.relay.replicaCount=3,nodeLocal.resources.requests.cpu=75m,clusterset.enabled=true,clusterset.clusterID=east",
 	"per-pod with options": "topology=per-pod,hpa.enabled=true,podDisruptionBudget.minAvailable=1," +
 		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra",
 	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi,etcd.storageClassName=local," +

@@ -34,7 +34,7 @@ func newClustersetZone(cfg Config, logger *slog.Logger) *clustersetZone {
 		return nil
 	}
 	z := &clustersetZone{prefix: strings.TrimSuffix(cfg.ClustersetPrefix, "/"), ttl: cfg.ClustersetTTL, logger: logger}
-	z.store = cs.NewStore(z.prefix, func(err error) { logger.Warn("malformed clusterset record skipped", "err", err) })
+	z.store = cs.NewStore(z.prefix, cfg.ClusterID, func(err error) { logger.Warn("malformed clusterset record skipped", "err", err) })
 	return z
 }
 

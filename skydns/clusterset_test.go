@@ -17,7 +17,7 @@ import (
 func TestClustersetLocalIsAnsweredFromTheExportsAndSkipsAMalformedOne(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	cfg := testConfig(etcd.ClientURL())
-	cfg.ClustersetPrefix = cs.DefaultPrefix
+	cfg.ClustersetPrefix, cfg.ClusterID = cs.DefaultPrefix, "east"
 	d := startDaemon(t, cfg)
 	export := cs.Export{Created: time.Now().UTC(), Type: cs.Headless,
 		Endpoints: []cs.Endpoint{{Hostname: "db-0", Addresses: []netip.Addr{netip.MustParseAddr("10.1.0.5")}}}}
@@ -51,6 +51,16 @@ func TestAClustersetPrefixOverlappingTheRecordsIsRefused(t *testing.T) {
 		cfg.ClustersetPrefix = prefix
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--clusterset-prefix") {
 			t.Errorf("--clusterset-prefix=%s: %v, want an error naming the flag", prefix, err)
+		}
+	}
+}
+
+func TestAClustersetNeedsAValidClusterID(t *testing.T) {
+	for _, c := range []struct{ prefix, id string }{{cs.DefaultPrefix, ""}, {cs.DefaultPrefix, "East.1"}, {"", "east"}} {
+		cfg := testConfig("http://127.0.0.1:2379")
+		cfg.ClustersetPrefix, cfg.ClusterID = c.prefix, c.id
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--cluster-id") {
+			t.Errorf("--clusterset-prefix=%q --cluster-id=%q: %v, want an error naming --cluster-id", c.prefix, c.id, err)
 		}
 	}
 }

@@ -67,6 +67,9 @@ type Config struct {
 	// Multi-Cluster Services exports (contract/clusterset) that
 	// clusterset.local is answered from; "" leaves that zone alone.
 	ClustersetPrefix string
+	// ClusterID names this cluster in the clusterset: its ClusterSetIP
+	// names answer its own clusterset IPs.
+	ClusterID string
 	// ClustersetTTL is the TTL of the clusterset.local records.
 	ClustersetTTL uint32
 	// TTL is the TTL of records that carry none.
@@ -253,6 +256,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint32Var(&c.TTL, "ttl", c.TTL, "TTL in seconds of records that set none")
 	fs.Uint16Var(&c.Priority, "priority", c.Priority, "SRV priority and MX preference of records that set none (CoreDNS's kubernetes plugin answers 0)")
 	fs.StringVar(&c.ClustersetPrefix, "clusterset-prefix", c.ClustersetPrefix, "etcd key prefix of the Multi-Cluster Services exports (e.g. /clusterset): answer clusterset.local from them (empty: not answered)")
+	fs.StringVar(&c.ClusterID, "cluster-id", c.ClusterID, "this cluster's ID in the clusterset, as kube2sky's --cluster-id: ClusterSetIP names answer this cluster's clusterset IPs (required with --clusterset-prefix)")
 	fs.Uint32Var(&c.ClustersetTTL, "clusterset-ttl", c.ClustersetTTL, "TTL in seconds of the clusterset.local records")
 	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")

@@ -41,6 +41,7 @@ func (c *Config) Validate() error {
 		zonesErr,
 		checkPrefix(c.Prefix),
 		checkClustersetPrefix(c.ClustersetPrefix, c.Prefix),
+		checkClusterID(c.ClusterID, c.ClustersetPrefix),
 		checkTTL(c.ClustersetTTL),
 		checkTTL(c.TTL),
 		checkMaxTTL(c.MaxTTL),
@@ -144,6 +145,18 @@ func checkClustersetPrefix(prefix, records string) error {
 	}
 	if cs.Overlaps(prefix, records) {
 		return fmt.Errorf("--clusterset-prefix: %q overlaps --prefix %q", prefix, records)
+	}
+	return nil
+}
+
+// checkClusterID refuses a clusterset without a valid cluster ID: the
+// clusterset IPs skydns answers are its own cluster's.
+func checkClusterID(id, clustersetPrefix string) error {
+	switch {
+	case clustersetPrefix == "" && id != "":
+		return errors.New("--cluster-id: only with --clusterset-prefix")
+	case clustersetPrefix != "" && !cs.ValidClusterID(id):
+		return fmt.Errorf("--cluster-id: %q is not a lower-case DNS label (required with --clusterset-prefix: the cluster whose clusterset IPs are answered)", id)
 	}
 	return nil
 }

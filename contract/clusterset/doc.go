@@ -10,13 +10,18 @@
 //
 //	/clusterset/clusters/<cluster-id>             = {"cluster":"<cluster-id>"}   on the cluster's lease
 //	/clusterset/exports/<cluster-id>/<ns>/<svc>   = Export JSON                  on the cluster's lease
-//	/clusterset/imports/<ns>/<svc>                = {"ips":["242.0.0.7"]}         the clusterset IP(s)
+//	/clusterset/imports/<cluster-id>/<ns>/<svc>   = {"ips":["10.96.4.7"]}         on the cluster's lease
+//
+// An import holds the clusterset IPs of a ClusterSetIP Service in one
+// cluster: the cluster IPs of the Service kubesky derives there, so the
+// address a pod is answered routes in its own cluster. Each skydns serves
+// its own cluster's imports.
 //
 // Each cluster writes only below its own cluster ID, so an etcd role can
-// grant a cluster write access to its own exports and nothing else. Every
-// export key of a cluster is attached to the one lease that holds its
-// clusters/ key: a cluster that stops renewing it loses all its exports
-// together when the lease expires. A cluster ID is one lower-case DNS label,
+// grant a cluster write access to its own exports and imports and nothing
+// else. Every export and import key of a cluster is attached to the one
+// lease that holds its clusters/ key: a cluster that stops renewing it
+// loses all of them together when the lease expires. A cluster ID is one lower-case DNS label,
 // because it becomes a label of <hostname>.<cluster-id>.<svc>.<ns>.svc.clusterset.local.
 //
 // An export value:

@@ -22,7 +22,8 @@ type ServiceName struct{ Namespace, Name string }
 
 func (s ServiceName) String() string { return s.Namespace + "/" + s.Name }
 
-// ExportID names one cluster's export of one Service.
+// ExportID names one cluster's export of one Service, or (in an import
+// key) one cluster's import of it.
 type ExportID struct {
 	Cluster string
 	ServiceName
@@ -50,37 +51,45 @@ func ExportKey(prefix string, id ExportID) string {
 	return ClusterExportsPrefix(prefix, id.Cluster) + id.Namespace + "/" + id.Name
 }
 
-// ImportsPrefix is the key prefix of the imports (clusterset IPs).
+// ImportsPrefix is the key prefix of every cluster's imports (clusterset
+// IPs).
 func ImportsPrefix(prefix string) string { return trim(prefix) + "/imports/" }
 
-// ImportKey is the key of one Service's import.
-func ImportKey(prefix string, svc ServiceName) string {
-	return ImportsPrefix(prefix) + svc.Namespace + "/" + svc.Name
+// ClusterImportsPrefix is the key prefix of one cluster's imports.
+func ClusterImportsPrefix(prefix, cluster string) string {
+	return ImportsPrefix(prefix) + cluster + "/"
+}
+
+// ImportKey is the key of one cluster's import of one Service (id names
+// the importing cluster).
+func ImportKey(prefix string, id ExportID) string {
+	return ClusterImportsPrefix(prefix, id.Cluster) + id.Namespace + "/" + id.Name
 }
 
 // ParseExportKey returns the export a key names, or an error saying why the
 // key is not an export key.
 func ParseExportKey(prefix, key string) (ExportID, error) {
-	rest, ok := strings.CutPrefix(key, ExportsPrefix(prefix))
+	return parseClusterKey(ExportsPrefix(prefix), key)
+}
+
+// ParseImportKey returns the importing cluster and the Service an import
+// key names.
+func ParseImportKey(prefix, key string) (ExportID, error) {
+	return parseClusterKey(ImportsPrefix(prefix), key)
+}
+
+// parseClusterKey parses <under><cluster>/<namespace>/<service>.
+func parseClusterKey(under, key string) (ExportID, error) {
+	rest, ok := strings.CutPrefix(key, under)
 	parts := strings.Split(rest, "/")
 	if !ok || len(parts) != 3 {
-		return ExportID{}, fmt.Errorf("key %q: want %s<cluster>/<namespace>/<service>", key, ExportsPrefix(prefix))
+		return ExportID{}, fmt.Errorf("key %q: want %s<cluster>/<namespace>/<service>", key, under)
 	}
 	id := ExportID{Cluster: parts[0], ServiceName: ServiceName{Namespace: parts[1], Name: parts[2]}}
 	if !ValidClusterID(id.Cluster) || !contract.ValidLabel(id.Namespace) || !contract.ValidLabel(id.Name) {
 		return ExportID{}, fmt.Errorf("key %q: cluster, namespace and service must be lower-case DNS labels", key)
 	}
 	return id, nil
-}
-
-// ParseImportKey returns the Service an import key names.
-func ParseImportKey(prefix, key string) (ServiceName, error) {
-	rest, ok := strings.CutPrefix(key, ImportsPrefix(prefix))
-	parts := strings.Split(rest, "/")
-	if !ok || len(parts) != 2 || !contract.ValidLabel(parts[0]) || !contract.ValidLabel(parts[1]) {
-		return ServiceName{}, fmt.Errorf("key %q: want %s<namespace>/<service> of DNS labels", key, ImportsPrefix(prefix))
-	}
-	return ServiceName{Namespace: parts[0], Name: parts[1]}, nil
 }
 
 // Overlaps reports whether one prefix lies within the other, so that a

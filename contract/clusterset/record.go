@@ -38,6 +38,10 @@ type Export struct {
 	AffinityTimeout int    `json:"affinityTimeoutSeconds,omitempty"`
 	// IPFamilies are the Service's ("IPv4", "IPv6"), in its order.
 	IPFamilies []string `json:"ipFamilies,omitempty"`
+	// InternalTrafficPolicy is "Local" or empty (Cluster).
+	InternalTrafficPolicy string `json:"internalTrafficPolicy,omitempty"`
+	// TrafficDistribution is the Service's (e.g. "PreferClose"), or empty.
+	TrafficDistribution string `json:"trafficDistribution,omitempty"`
 }
 
 // Port is one port of the exported Service.
@@ -147,8 +151,18 @@ func (e Export) validateService() error {
 			return fmt.Errorf("IP family %q is neither IPv4 nor IPv6", f)
 		}
 	}
+	if e.InternalTrafficPolicy != "" && e.InternalTrafficPolicy != "Local" {
+		return fmt.Errorf("internal traffic policy %q is neither Local nor empty", e.InternalTrafficPolicy)
+	}
+	if e.TrafficDistribution != "" && !slices.Contains(trafficDistributions, e.TrafficDistribution) {
+		return fmt.Errorf("traffic distribution %q is none of %v", e.TrafficDistribution, trafficDistributions)
+	}
 	return nil
 }
+
+// trafficDistributions are the values of a Service's trafficDistribution
+// Kubernetes accepts.
+var trafficDistributions = []string{"PreferClose", "PreferSameZone", "PreferSameNode"}
 
 func (p Port) validate() error {
 	switch {

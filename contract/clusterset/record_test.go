@@ -15,6 +15,7 @@ func TestAnExportRoundTrips(t *testing.T) {
 		Endpoints:       []Endpoint{{Hostname: "web-0", Addresses: []netip.Addr{netip.MustParseAddr("10.1.0.7")}}},
 		EndpointPorts:   []Port{{Name: "http", Protocol: "TCP", Port: 8080}},
 		SessionAffinity: "ClientIP", AffinityTimeout: 600, IPFamilies: []string{"IPv4"},
+		InternalTrafficPolicy: "Local", TrafficDistribution: "PreferClose",
 	}
 	out, err := DecodeExport("k", in.Encode())
 	if err != nil {
@@ -27,21 +28,23 @@ func TestAnExportRoundTrips(t *testing.T) {
 
 func TestAMalformedExportIsAnErrorNamingTheKey(t *testing.T) {
 	cases := map[string]string{
-		"not JSON":        `{"created":`,
-		"no created time": `{"type":"Headless"}`,
-		"unknown type":    `{"created":"2026-01-01T00:00:00Z","type":"NodePort"}`,
-		"bad protocol":    `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"protocol":"ICMP","port":1}]}`,
-		"port zero":       `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"protocol":"TCP","port":0}]}`,
-		"bad port name":   `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"name":"Web_","protocol":"TCP","port":80}]}`,
-		"bad hostname":    `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a.b","addresses":["10.0.0.1"]}]}`,
-		"no address":      `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a"}]}`,
-		"bad address":     `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a","addresses":["10.0.0.300"]}]}`,
-		"trailing data":   `{"created":"2026-01-01T00:00:00Z","type":"Headless"} {}`,
-		"bad affinity":    `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"Sticky"}`,
-		"bad timeout":     `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"ClientIP","affinityTimeoutSeconds":-1}`,
-		"bad family":      `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv5"]}`,
-		"three families":  `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv4","IPv6","IPv4"]}`,
-		"bad target port": `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","endpointPorts":[{"protocol":"TCP","port":70000}]}`,
+		"not JSON":           `{"created":`,
+		"no created time":    `{"type":"Headless"}`,
+		"unknown type":       `{"created":"2026-01-01T00:00:00Z","type":"NodePort"}`,
+		"bad protocol":       `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"protocol":"ICMP","port":1}]}`,
+		"port zero":          `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"protocol":"TCP","port":0}]}`,
+		"bad port name":      `{"created":"2026-01-01T00:00:00Z","type":"Headless","ports":[{"name":"Web_","protocol":"TCP","port":80}]}`,
+		"bad hostname":       `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a.b","addresses":["10.0.0.1"]}]}`,
+		"no address":         `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a"}]}`,
+		"bad address":        `{"created":"2026-01-01T00:00:00Z","type":"Headless","endpoints":[{"hostname":"a","addresses":["10.0.0.300"]}]}`,
+		"trailing data":      `{"created":"2026-01-01T00:00:00Z","type":"Headless"} {}`,
+		"bad affinity":       `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"Sticky"}`,
+		"bad timeout":        `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","sessionAffinity":"ClientIP","affinityTimeoutSeconds":-1}`,
+		"bad family":         `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv5"]}`,
+		"three families":     `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","ipFamilies":["IPv4","IPv6","IPv4"]}`,
+		"bad traffic policy": `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","internalTrafficPolicy":"Node"}`,
+		"bad distribution":   `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","trafficDistribution":"Anywhere"}`,
+		"bad target port":    `{"created":"2026-01-01T00:00:00Z","type":"ClusterSetIP","endpointPorts":[{"protocol":"TCP","port":70000}]}`,
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -74,9 +77,15 @@ func TestKeysRoundTrip(t *testing.T) {
 	if err != nil || got != id {
 		t.Errorf("ParseExportKey(%q) = %v, %v", key, got, err)
 	}
-	svc, err := ParseImportKey("/clusterset", ImportKey("/clusterset", id.ServiceName))
-	if err != nil || svc != id.ServiceName {
-		t.Errorf("ParseImportKey = %v, %v", svc, err)
+	if key := ImportKey("/clusterset", id); key != "/clusterset/imports/east/shop/web" {
+		t.Errorf("ImportKey = %q", key)
+	}
+	imp, err := ParseImportKey("/clusterset", ImportKey("/clusterset", id))
+	if err != nil || imp != id {
+		t.Errorf("ParseImportKey = %v, %v", imp, err)
+	}
+	if _, err := ParseImportKey("/clusterset", "/clusterset/imports/shop/web"); err == nil {
+		t.Error("ParseImportKey accepted an import key without a cluster")
 	}
 	for _, bad := range []string{"/clusterset/exports/east/shop", "/clusterset/exports/East/shop/web", "/clusterset/exports/a.b/shop/web", "/other/exports/a/b/c"} {
 		if _, err := ParseExportKey("/clusterset", bad); err == nil {

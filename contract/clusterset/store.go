@@ -4,11 +4,14 @@ import (
 	"github.com/kubesky/kubesky/contract"
 )
 
-// Store holds the decoded exports and imports under one prefix. It is not
-// safe for concurrent use: one goroutine applies the updates and publishes
-// the views it builds.
+// Store holds the decoded exports of every cluster and the imports of one
+// cluster under one prefix. It is not safe for concurrent use: one
+// goroutine applies the updates and publishes the views it builds.
 type Store struct {
-	prefix   string
+	prefix string
+	// cluster is the cluster whose imports (clusterset IPs) the views
+	// carry; the other clusters' are skipped.
+	cluster  string
 	exports  map[ExportID]Export
 	imports  map[ServiceName]Import
 	revision int64
@@ -17,13 +20,14 @@ type Store struct {
 	malformed func(error)
 }
 
-// NewStore returns an empty store of the records under prefix; malformed
-// (may be nil) is called for each value skipped as malformed.
-func NewStore(prefix string, malformed func(error)) *Store {
+// NewStore returns an empty store of the records under prefix, with the
+// imports of cluster; malformed (may be nil) is called for each value
+// skipped as malformed.
+func NewStore(prefix, cluster string, malformed func(error)) *Store {
 	if malformed == nil {
 		malformed = func(error) {}
 	}
-	return &Store{prefix: prefix, exports: map[ExportID]Export{}, imports: map[ServiceName]Import{}, malformed: malformed}
+	return &Store{prefix: prefix, cluster: cluster, exports: map[ExportID]Export{}, imports: map[ServiceName]Import{}, malformed: malformed}
 }
 
 // Apply takes one update of the prefix: a full list replaces everything.
@@ -46,13 +50,13 @@ func (s *Store) apply(ev contract.Event) {
 		}
 		return
 	}
-	if svc, err := ParseImportKey(s.prefix, ev.Key); err == nil {
-		delete(s.imports, svc)
+	if id, err := ParseImportKey(s.prefix, ev.Key); err == nil && id.Cluster == s.cluster {
+		delete(s.imports, id.ServiceName)
 		if ev.Type == contract.Put {
-			s.putImport(svc, ev)
+			s.putImport(id.ServiceName, ev)
 		}
 	}
-	// other keys (clusters/) carry no answer
+	// other keys (clusters/, other clusters' imports) carry no answer
 }
 
 func (s *Store) putExport(id ExportID, ev contract.Event) {

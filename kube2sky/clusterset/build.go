@@ -41,6 +41,10 @@ func buildExport(se *mcsv1beta1.ServiceExport, svc *corev1.Service, slices []*di
 	for _, f := range svc.Spec.IPFamilies {
 		e.IPFamilies = append(e.IPFamilies, string(f))
 	}
+	if ptr.Deref(svc.Spec.InternalTrafficPolicy, "") == corev1.ServiceInternalTrafficPolicyLocal {
+		e.InternalTrafficPolicy = string(corev1.ServiceInternalTrafficPolicyLocal)
+	}
+	e.TrafficDistribution = ptr.Deref(svc.Spec.TrafficDistribution, "")
 	if svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
 		e.SessionAffinity = string(corev1.ServiceAffinityClientIP)
 		if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil {
@@ -174,6 +178,10 @@ func propertyConflict(oldest, e cs.Export) (mcsv1beta1.ServiceExportConditionRea
 		return mcsv1beta1.ServiceExportReasonSessionAffinityConfigConflict, "session affinity timeout"
 	case !slices.Equal(e.IPFamilies, oldest.IPFamilies):
 		return mcsv1beta1.ServiceExportReasonIPFamilyConflict, "IP families"
+	case e.InternalTrafficPolicy != oldest.InternalTrafficPolicy:
+		return mcsv1beta1.ServiceExportReasonInternalTrafficPolicyConflict, "internal traffic policy"
+	case e.TrafficDistribution != oldest.TrafficDistribution:
+		return mcsv1beta1.ServiceExportReasonTrafficDistributionConflict, "traffic distribution"
 	}
 	return "", ""
 }

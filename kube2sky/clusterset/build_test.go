@@ -58,6 +58,21 @@ func TestAClusterIPServiceIsExportedAsClusterSetIP(t *testing.T) {
 	}
 }
 
+func TestAnExportCarriesTheTrafficPolicyAndDistribution(t *testing.T) {
+	svc := headless()
+	svc.Spec.ClusterIP = "10.96.0.7"
+	svc.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyLocal)
+	svc.Spec.TrafficDistribution = ptr.To("PreferClose")
+	e, err := buildExport(serviceExport(), svc, nil)
+	if err != nil || e.InternalTrafficPolicy != "Local" || e.TrafficDistribution != "PreferClose" {
+		t.Errorf("export %+v, %v; want Local and PreferClose", e, err)
+	}
+	svc.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyCluster)
+	if e, _ := buildExport(serviceExport(), svc, nil); e.InternalTrafficPolicy != "" {
+		t.Errorf("policy Cluster exported as %q, want empty (the default)", e.InternalTrafficPolicy)
+	}
+}
+
 func TestAnExportWithoutItsServiceOrOfAnExternalNameIsInvalid(t *testing.T) {
 	external := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.org"}}
 	for svc, reason := range map[*corev1.Service]mcsv1beta1.ServiceExportConditionReason{
@@ -88,6 +103,8 @@ func TestTheOldestExportWinsAConflict(t *testing.T) {
 		{"another session affinity", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, SessionAffinity: "ClientIP"}, mcsv1beta1.ServiceExportReasonSessionAffinityConflict, "cluster own's session affinity differs from the oldest export's (cluster east)"},
 		{"another affinity timeout", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, AffinityTimeout: 60}, mcsv1beta1.ServiceExportReasonSessionAffinityConfigConflict, "timeout"},
 		{"other IP families", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, IPFamilies: []string{"IPv6"}}, mcsv1beta1.ServiceExportReasonIPFamilyConflict, "IP families"},
+		{"another internal traffic policy", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, InternalTrafficPolicy: "Local"}, mcsv1beta1.ServiceExportReasonInternalTrafficPolicyConflict, "internal traffic policy"},
+		{"another traffic distribution", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("sql", 5432)}, TrafficDistribution: "PreferClose"}, mcsv1beta1.ServiceExportReasonTrafficDistributionConflict, "traffic distribution"},
 		{"another named port", cs.Export{Created: created.Add(time.Hour), Type: cs.Headless, Ports: []cs.Port{tcp("metrics", 9090)}}, mcsv1beta1.ServiceExportReasonNoConflicts, "no conflict"},
 	}
 	for _, c := range cases {

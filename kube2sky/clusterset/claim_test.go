@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestOnlyTheClaimsHolderWrites(t *testing.T) {
 }
 
 // TestAClustersEtcdRoleWritesOnlyItsOwnKeys shows that the key layout lets
-// etcd's RBAC confine a cluster to its own claim and exports: the
+// etcd's RBAC confine a cluster to its own claim, exports and imports: the
 // publisher works with such a role, and every other write is refused.
 func TestAClustersEtcdRoleWritesOnlyItsOwnKeys(t *testing.T) {
 	pki := etcdtest.NewPKI(t)
@@ -69,10 +70,13 @@ func TestAClustersEtcdRoleWritesOnlyItsOwnKeys(t *testing.T) {
 	if err := p.fenced(t.Context(), held, clientv3.OpPut(own, "{}", clientv3.WithLease(held.lease))); err != nil {
 		t.Fatalf("writing its own export: %v", err)
 	}
+	if err := p.ipsWriter(held)(t.Context(), cs.ServiceName{Namespace: "shop", Name: "db"}, []netip.Addr{netip.MustParseAddr("10.96.0.9")}); err != nil {
+		t.Fatalf("writing its own import: %v", err)
+	}
 	if _, err := p.exportsOf(t.Context(), cs.ServiceName{Namespace: "shop", Name: "db"}); err != nil {
 		t.Errorf("reading every cluster's exports: %v", err)
 	}
-	for _, key := range []string{"/clusterset/exports/west/shop/db", "/clusterset/clusters/west", "/clusterset/imports/shop/db", "/skydns/local/cluster/svc/shop/db/x"} {
+	for _, key := range []string{"/clusterset/exports/west/shop/db", "/clusterset/clusters/west", "/clusterset/imports/west/shop/db", "/skydns/local/cluster/svc/shop/db/x"} {
 		if _, err := east.Put(t.Context(), key, "{}"); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("east's Put of %s: %v, want permission denied", key, err)
 		}
@@ -80,7 +84,7 @@ func TestAClustersEtcdRoleWritesOnlyItsOwnKeys(t *testing.T) {
 }
 
 // grantClusterRole creates root and a user for cluster id whose role may
-// write its claim and exports and read the whole clusterset prefix,
+// write its claim, exports and imports and read the whole clusterset prefix,
 // then turns auth on.
 func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 	t.Helper()
@@ -95,6 +99,11 @@ func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 		},
 		func() error {
 			p := cs.ClusterExportsPrefix(cs.DefaultPrefix, id)
+			_, err := admin.RoleGrantPermission(ctx, "cluster-"+id, p, prefixEnd(p), clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		},
+		func() error {
+			p := cs.ClusterImportsPrefix(cs.DefaultPrefix, id)
 			_, err := admin.RoleGrantPermission(ctx, "cluster-"+id, p, prefixEnd(p), clientv3.PermissionType(clientv3.PermReadWrite))
 			return err
 		},

@@ -27,19 +27,21 @@ const managedByLabel = "app.kubernetes.io/managed-by"
 // EndpointSlice.
 const maxSliceEndpoints = 1000
 
-// desiredImport is the ServiceImport of name in the merged view: the
-// oldest export decides the type, the session affinity and the IP
-// families (those of the clusterset IPs when the import has any); the
+// desiredImport is the ServiceImport of name in the merged view, with
+// this cluster's clusterset IPs ips (none for a Headless one): the oldest
+// export decides the type, the session affinity, the traffic policy and
+// distribution and the IP families (those of the ips when it has any); the
 // ports are the view's union.
-func desiredImport(name cs.ServiceName, svc *cs.Service) *mcsv1alpha1.ServiceImport {
+func desiredImport(name cs.ServiceName, svc *cs.Service, ips []netip.Addr) *mcsv1alpha1.ServiceImport {
 	oldest := svc.Members[0]
 	si := &mcsv1alpha1.ServiceImport{
 		ObjectMeta: metav1.ObjectMeta{Namespace: name.Namespace, Name: name.Name, Labels: map[string]string{managedByLabel: ManagedBy}},
 		Spec: mcsv1alpha1.ServiceImportSpec{Type: mcsv1alpha1.ServiceImportType(svc.Type), Ports: importPorts(svc.Ports),
 			SessionAffinity: corev1.ServiceAffinityNone, IPFamilies: families(oldest.IPFamilies)},
 	}
-	if svc.Type == cs.ClusterSetIP && len(svc.IPs) > 0 {
-		si.Spec.IPs, si.Spec.IPFamilies = ipsAndFamilies(svc.IPs)
+	if svc.Type == cs.ClusterSetIP {
+		setIPs(&si.Spec, ips)
+		setTraffic(&si.Spec, oldest.Export)
 	}
 	if svc.Type == cs.ClusterSetIP && oldest.SessionAffinity == string(corev1.ServiceAffinityClientIP) {
 		si.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
@@ -52,6 +54,30 @@ func desiredImport(name cs.ServiceName, svc *cs.Service) *mcsv1alpha1.ServiceImp
 	}
 	slices.SortFunc(si.Status.Clusters, func(a, b mcsv1alpha1.ClusterStatus) int { return cmp.Compare(a.Cluster, b.Cluster) })
 	return si
+}
+
+// setIPs sets the clusterset IPs and, when there are any, the IP families
+// in their order, as the MCS API asks.
+func setIPs(spec *mcsv1alpha1.ServiceImportSpec, ips []netip.Addr) {
+	spec.IPs = nil
+	if len(ips) > 0 {
+		spec.IPFamilies = nil
+	}
+	for _, ip := range ips {
+		spec.IPs = append(spec.IPs, ip.String())
+		spec.IPFamilies = append(spec.IPFamilies, familyOf(ip))
+	}
+}
+
+// setTraffic sets the internal traffic policy and the traffic
+// distribution of e, when it has them.
+func setTraffic(spec *mcsv1alpha1.ServiceImportSpec, e cs.Export) {
+	if e.InternalTrafficPolicy != "" {
+		spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicy(e.InternalTrafficPolicy))
+	}
+	if e.TrafficDistribution != "" {
+		spec.TrafficDistribution = ptr.To(e.TrafficDistribution)
+	}
 }
 
 func importPorts(ports []cs.Port) []mcsv1alpha1.ServicePort {
@@ -70,18 +96,6 @@ func families(names []string) []corev1.IPFamily {
 	return out
 }
 
-// ipsAndFamilies are the clusterset IPs as strings and their families, in
-// the same order, as the MCS API asks.
-func ipsAndFamilies(ips []netip.Addr) ([]string, []corev1.IPFamily) {
-	var out []string
-	var fams []corev1.IPFamily
-	for _, ip := range ips {
-		out = append(out, ip.String())
-		fams = append(fams, familyOf(ip))
-	}
-	return out, fams
-}
-
 func familyOf(ip netip.Addr) corev1.IPFamily {
 	if ip.Unmap().Is4() {
 		return corev1.IPv4Protocol
@@ -90,19 +104,17 @@ func familyOf(ip netip.Addr) corev1.IPFamily {
 }
 
 // desiredSlices are the MCS EndpointSlices of name in this cluster: one
-// per other exporting cluster and address family (more past 1000
-// endpoints), holding that cluster's ready endpoints and its endpoint
-// ports. This cluster's own endpoints are in its own EndpointSlices.
-func desiredSlices(local string, name cs.ServiceName, svc *cs.Service) []*discoveryv1.EndpointSlice {
+// per exporting cluster (this one included) and address family (more past
+// 1000 endpoints), holding that cluster's ready endpoints and its endpoint
+// ports. derived names the Service derived from a ClusterSetIP import ("":
+// none), whose endpoints they are.
+func desiredSlices(name cs.ServiceName, svc *cs.Service, derived string) []*discoveryv1.EndpointSlice {
 	var out []*discoveryv1.EndpointSlice
 	for _, m := range svc.Members {
-		if m.Cluster == local {
-			continue
-		}
 		for _, fam := range []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} {
 			eps := endpointsOf(m.Endpoints, fam)
 			for i := 0; i < len(eps); i += maxSliceEndpoints {
-				s := newSlice(name, m.Cluster, fam, i/maxSliceEndpoints, m.EndpointPorts)
+				s := newSlice(name, m.Cluster, derived, fam, i/maxSliceEndpoints, m.EndpointPorts)
 				s.Endpoints = eps[i:min(i+maxSliceEndpoints, len(eps))]
 				out = append(out, s)
 			}
@@ -111,14 +123,14 @@ func desiredSlices(local string, name cs.ServiceName, svc *cs.Service) []*discov
 	return out
 }
 
-func newSlice(name cs.ServiceName, cluster string, fam corev1.IPFamily, n int, ports []cs.Port) *discoveryv1.EndpointSlice {
+func newSlice(name cs.ServiceName, cluster, derived string, fam corev1.IPFamily, n int, ports []cs.Port) *discoveryv1.EndpointSlice {
 	addressType := discoveryv1.AddressTypeIPv4
 	if fam == corev1.IPv6Protocol {
 		addressType = discoveryv1.AddressTypeIPv6
 	}
 	return &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Namespace: name.Namespace, Name: fmt.Sprintf("%s-%s-%s-%d", name.Name, cluster, addressTypeName(addressType), n),
-			Labels: sliceLabels(name.Name, cluster)},
+			Labels: sliceLabels(name.Name, cluster, derived)},
 		AddressType: addressType,
 		Ports:       slicePorts(ports),
 	}
@@ -131,14 +143,18 @@ func addressTypeName(t discoveryv1.AddressType) string {
 	return "ipv4"
 }
 
-// sliceLabels are an MCS EndpointSlice's labels; never
-// kubernetes.io/service-name, which would make it a local Service's.
-func sliceLabels(service, cluster string) map[string]string {
-	return map[string]string{
+// sliceLabels are an MCS EndpointSlice's labels; kubernetes.io/service-name
+// only names a derived Service, never the local Service of the same name.
+func sliceLabels(service, cluster, derived string) map[string]string {
+	l := map[string]string{
 		mcsv1alpha1.LabelServiceName:   service,
 		mcsv1alpha1.LabelSourceCluster: cluster,
 		discoveryv1.LabelManagedBy:     ManagedBy,
 	}
+	if derived != "" {
+		l[discoveryv1.LabelServiceName] = derived
+	}
+	return l
 }
 
 func slicePorts(ports []cs.Port) []discoveryv1.EndpointPort {

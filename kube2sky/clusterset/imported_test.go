@@ -18,7 +18,7 @@ var web = cs.ServiceName{Namespace: "shop", Name: "web"}
 
 // mergedWeb: web exported by east (oldest, ClientIP affinity, IPv4) and
 // west (a second port, a dual-stack endpoint).
-func mergedWeb(imports map[cs.ServiceName]cs.Import) *cs.Service {
+func mergedWeb() *cs.Service {
 	http := cs.Port{Name: "http", Protocol: "TCP", Port: 80}
 	v := cs.Merge(map[cs.ExportID]cs.Export{
 		{Cluster: "east", ServiceName: web}: {Created: created, Type: cs.ClusterSetIP, Ports: []cs.Port{http},
@@ -27,12 +27,12 @@ func mergedWeb(imports map[cs.ServiceName]cs.Import) *cs.Service {
 		{Cluster: "west", ServiceName: web}: {Created: created.Add(time.Hour), Type: cs.ClusterSetIP,
 			Ports: []cs.Port{http, {Name: "admin", Protocol: "TCP", Port: 9000}}, EndpointPorts: []cs.Port{{Name: "http", Protocol: "TCP", Port: 8080}},
 			Endpoints: []cs.Endpoint{{Hostname: "w1", Addresses: []netip.Addr{netip.MustParseAddr("10.2.0.1"), netip.MustParseAddr("fd00::1")}}}},
-	}, imports, 1)
+	}, nil, 1)
 	return v.Service(web)
 }
 
 func TestTheServiceImportTakesTheOldestExportAndThePortsUnion(t *testing.T) {
-	si := desiredImport(web, mergedWeb(nil))
+	si := desiredImport(web, mergedWeb(), nil)
 	if si.Spec.Type != mcsv1alpha1.ClusterSetIP || len(si.Spec.Ports) != 2 || si.Spec.Ports[1].Name != "admin" {
 		t.Errorf("spec %+v, want ClusterSetIP with ports http and admin", si.Spec)
 	}
@@ -52,46 +52,52 @@ func TestTheServiceImportTakesTheOldestExportAndThePortsUnion(t *testing.T) {
 
 func TestTheClustersetIPsGiveTheFamiliesInTheirOrder(t *testing.T) {
 	ips := []netip.Addr{netip.MustParseAddr("fd00:242::7"), netip.MustParseAddr("242.0.0.7")}
-	si := desiredImport(web, mergedWeb(map[cs.ServiceName]cs.Import{web: {IPs: ips}}))
+	si := desiredImport(web, mergedWeb(), ips)
 	if !slices.Equal(si.Spec.IPs, []string{"fd00:242::7", "242.0.0.7"}) || !slices.Equal(si.Spec.IPFamilies, []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}) {
 		t.Errorf("ips %v families %v", si.Spec.IPs, si.Spec.IPFamilies)
 	}
 }
 
-func TestTheSlicesHoldTheOtherClustersEndpointsOnePerFamily(t *testing.T) {
-	got := desiredSlices("east", web, mergedWeb(nil))
+func TestTheSlicesHoldEveryExportingClustersEndpointsOnePerFamily(t *testing.T) {
+	got := desiredSlices(web, mergedWeb(), "derived-1")
 	var names []string
 	for _, s := range got {
 		names = append(names, s.Name)
-		if s.Labels[mcsv1alpha1.LabelSourceCluster] != "west" || s.Labels[mcsv1alpha1.LabelServiceName] != "web" ||
-			s.Labels[discoveryv1.LabelManagedBy] != ManagedBy || s.Labels[discoveryv1.LabelServiceName] != "" {
-			t.Errorf("slice %s labels %v", s.Name, s.Labels)
+		src := s.Labels[mcsv1alpha1.LabelSourceCluster]
+		if s.Labels[mcsv1alpha1.LabelServiceName] != "web" || s.Labels[discoveryv1.LabelManagedBy] != ManagedBy || s.Labels[discoveryv1.LabelServiceName] != "derived-1" {
+			t.Errorf("slice %s labels %v, want web's, kubesky's and the derived Service's", s.Name, s.Labels)
 		}
-		if len(s.Ports) != 1 || *s.Ports[0].Port != 8080 || len(s.Endpoints) != 1 || *s.Endpoints[0].Hostname != "w1" {
+		if src == "west" && (len(s.Ports) != 1 || *s.Ports[0].Port != 8080 || len(s.Endpoints) != 1 || *s.Endpoints[0].Hostname != "w1") {
 			t.Errorf("slice %s ports %v endpoints %v, want west's target port 8080 and w1", s.Name, s.Ports, s.Endpoints)
 		}
 	}
-	if !slices.Equal(names, []string{"web-west-ipv4-0", "web-west-ipv6-0"}) {
-		t.Errorf("slices %v, want west's IPv4 and IPv6 ones (east's own endpoints are east's slices)", names)
+	if !slices.Equal(names, []string{"web-east-ipv4-0", "web-west-ipv4-0", "web-west-ipv6-0"}) {
+		t.Errorf("slices %v, want east's IPv4 one and west's IPv4 and IPv6 ones", names)
+	}
+	for _, s := range desiredSlices(web, mergedWeb(), "") {
+		if _, ok := s.Labels[discoveryv1.LabelServiceName]; ok {
+			t.Errorf("slice %s of an import without a derived Service is labelled %v", s.Name, s.Labels)
+		}
 	}
 }
 
 func TestMoreThanAThousandEndpointsSpreadOverSlices(t *testing.T) {
-	svc := mergedWeb(nil)
-	west := &svc.Members[1]
+	svc := mergedWeb()
+	svc.Members = svc.Members[1:]
+	west := &svc.Members[0]
 	west.Endpoints = nil
 	for i := range 1500 {
 		addr := netip.AddrFrom4([4]byte{10, 2, byte(i / 256), byte(i % 256)})
 		west.Endpoints = append(west.Endpoints, cs.Endpoint{Hostname: cs.DashedName(addr), Addresses: []netip.Addr{addr}})
 	}
-	got := desiredSlices("east", web, svc)
+	got := desiredSlices(web, svc, "")
 	if len(got) != 2 || len(got[0].Endpoints) != 1000 || len(got[1].Endpoints) != 500 || got[1].Name != "web-west-ipv4-1" {
 		t.Errorf("%d slices, want 1000 and 500 endpoints", len(got))
 	}
 }
 
 func TestAnUpdateQueuesOnlyTheNamesWhoseMergedServiceChanged(t *testing.T) {
-	im := &importer{store: cs.NewStore(cs.DefaultPrefix, nil)}
+	im := &importer{store: cs.NewStore(cs.DefaultPrefix, "east", nil)}
 	export := func(port int) []byte {
 		return cs.Export{Created: created, Type: cs.Headless, Ports: []cs.Port{{Protocol: "TCP", Port: port}}}.Encode()
 	}

@@ -3,11 +3,15 @@ package clusterset
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"reflect"
 	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -32,6 +36,7 @@ type importer struct {
 	namespaces corelisters.NamespaceLister
 	imports    mcslisters.ServiceImportLister
 	slices     discoverylisters.EndpointSliceLister
+	services   corelisters.ServiceLister
 	// store is only touched by the ListWatcher's goroutine (apply).
 	store *cs.Store
 	// view is the newest merged view; nil until the first list.
@@ -62,13 +67,22 @@ func (im *importer) apply(u contract.Update) []cs.ServiceName {
 	return changed
 }
 
-// managed are the names of every ServiceImport and MCS EndpointSlice
-// kubesky keeps in this cluster.
+// ipsWriter publishes this cluster's clusterset IPs of a name in etcd;
+// none deletes them.
+type ipsWriter func(ctx context.Context, name cs.ServiceName, ips []netip.Addr) error
+
+// managed are the names of every ServiceImport, derived Service and MCS
+// EndpointSlice kubesky keeps in this cluster.
 func (im *importer) managed() []cs.ServiceName {
 	var out []cs.ServiceName
-	sis, _ := im.imports.List(labels.SelectorFromSet(labels.Set{managedByLabel: ManagedBy}))
+	ours := labels.SelectorFromSet(labels.Set{managedByLabel: ManagedBy})
+	sis, _ := im.imports.List(ours)
 	for _, si := range sis {
 		out = append(out, cs.ServiceName{Namespace: si.Namespace, Name: si.Name})
+	}
+	derived, _ := im.services.List(ours)
+	for _, d := range derived {
+		out = append(out, cs.ServiceName{Namespace: d.Namespace, Name: d.Labels[mcsv1alpha1.LabelServiceName]})
 	}
 	eps, _ := im.slices.List(labels.SelectorFromSet(labels.Set{discoveryv1.LabelManagedBy: ManagedBy}))
 	for _, s := range eps {
@@ -92,55 +106,130 @@ func (im *importer) inNamespace(ns string) []cs.ServiceName {
 	return out
 }
 
-// reconcile makes name's ServiceImport and MCS EndpointSlices say what the
-// view holds; a namespace this cluster lacks gets none.
-func (im *importer) reconcile(ctx context.Context, name cs.ServiceName) error {
+// reconcile makes name's ServiceImport, derived Service, MCS EndpointSlices
+// and clusterset IPs in etcd (through writeIPs) say what the view holds; a
+// namespace this cluster lacks gets none.
+func (im *importer) reconcile(ctx context.Context, name cs.ServiceName, writeIPs ipsWriter) error {
 	v := im.view.Load()
 	if v == nil {
 		return errNoView
 	}
 	if _, err := im.namespaces.Get(name.Namespace); isNotFound(err) {
-		return nil
+		return writeIPs(ctx, name, nil) // its derived Service went with the namespace
 	}
 	svc := v.Service(name)
-	if svc == nil {
-		return errors.Join(im.deleteImport(ctx, name), im.applySlices(ctx, name, nil))
+	switch {
+	case svc == nil:
+		return errors.Join(im.deleteImport(ctx, name), im.applySlices(ctx, name, nil), im.deleteDerived(ctx, name), writeIPs(ctx, name, nil))
+	case svc.Type == cs.ClusterSetIP:
+		return im.reconcileClusterSetIP(ctx, name, svc, writeIPs)
 	}
-	return errors.Join(im.applyImport(ctx, desiredImport(name, svc)), im.applySlices(ctx, name, desiredSlices(im.cluster, name, svc)))
+	_, err := im.applyImport(ctx, desiredImport(name, svc, nil))
+	return errors.Join(err, im.deleteDerived(ctx, name), writeIPs(ctx, name, nil), im.applySlices(ctx, name, desiredSlices(name, svc, "")))
+}
+
+// reconcileClusterSetIP keeps the ServiceImport, then the Service derived
+// from it (which needs its UID), then the derived Service's IPs in etcd and
+// in the import, and the import's slices.
+func (im *importer) reconcileClusterSetIP(ctx context.Context, name cs.ServiceName, svc *cs.Service, writeIPs ipsWriter) error {
+	derived, err := im.services.Services(name.Namespace).Get(derivedName(name))
+	if err != nil && !isNotFound(err) {
+		return err
+	}
+	if derived != nil && !isDerivedFor(derived, name) {
+		derived = nil // applyDerived says whose it is
+	}
+	si, err := im.applyImport(ctx, desiredImport(name, svc, clusterIPs(derived)))
+	if err != nil || si == nil { // nil: a ServiceImport kubesky did not make
+		return err
+	}
+	if derived, err = im.applyDerived(ctx, desiredDerived(name, svc, si)); err != nil {
+		return err
+	}
+	ips := clusterIPs(derived) // in etcd first: the name answers without waiting for two more API writes
+	return errors.Join(writeIPs(ctx, name, ips), im.setImportIPs(ctx, si, ips), im.applySlices(ctx, name, desiredSlices(name, svc, derived.Name)))
 }
 
 // applyImport creates or updates the ServiceImport, its spec then its
-// status; one kubesky did not make is left alone.
-func (im *importer) applyImport(ctx context.Context, want *mcsv1alpha1.ServiceImport) error {
+// status, and returns it; one kubesky did not make is left alone (nil).
+func (im *importer) applyImport(ctx context.Context, want *mcsv1alpha1.ServiceImport) (*mcsv1alpha1.ServiceImport, error) {
 	client := im.mcs.MulticlusterV1alpha1().ServiceImports(want.Namespace)
 	cur, err := im.imports.ServiceImports(want.Namespace).Get(want.Name)
 	switch {
 	case isNotFound(err):
 		created, err := client.Create(ctx, want, metav1.CreateOptions{})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		created.Status = want.Status
-		_, err = client.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		return err
+		return client.UpdateStatus(ctx, created, metav1.UpdateOptions{})
 	case err != nil:
-		return err
+		return nil, err
 	case cur.Labels[managedByLabel] != ManagedBy:
-		return nil
+		return nil, nil
 	}
 	if !equality.Semantic.DeepEqual(cur.Spec, want.Spec) {
 		next := cur.DeepCopy()
 		next.Spec = want.Spec
 		if cur, err = client.Update(ctx, next, metav1.UpdateOptions{}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if equality.Semantic.DeepEqual(cur.Status.Clusters, want.Status.Clusters) {
-		return nil
+		return cur, nil
 	}
 	next := cur.DeepCopy()
 	next.Status.Clusters = want.Status.Clusters
-	_, err = client.UpdateStatus(ctx, next, metav1.UpdateOptions{})
+	return client.UpdateStatus(ctx, next, metav1.UpdateOptions{})
+}
+
+// setImportIPs writes ips into si's spec unless it holds them already.
+func (im *importer) setImportIPs(ctx context.Context, si *mcsv1alpha1.ServiceImport, ips []netip.Addr) error {
+	next := si.DeepCopy()
+	setIPs(&next.Spec, ips)
+	if equality.Semantic.DeepEqual(next.Spec, si.Spec) {
+		return nil
+	}
+	_, err := im.mcs.MulticlusterV1alpha1().ServiceImports(si.Namespace).Update(ctx, next, metav1.UpdateOptions{})
+	return err
+}
+
+// applyDerived creates or updates the derived Service and returns it. A
+// cluster without the export's IP families gets its default ones.
+func (im *importer) applyDerived(ctx context.Context, want *corev1.Service) (*corev1.Service, error) {
+	client := im.kube.CoreV1().Services(want.Namespace)
+	cur, err := im.services.Services(want.Namespace).Get(want.Name)
+	switch {
+	case isNotFound(err):
+		created, err := client.Create(ctx, want, metav1.CreateOptions{})
+		if apierrors.IsInvalid(err) && len(want.Spec.IPFamilies) > 0 {
+			want.Spec.IPFamilies = nil
+			created, err = client.Create(ctx, want, metav1.CreateOptions{})
+		}
+		return created, err
+	case err != nil:
+		return nil, err
+	case !isDerivedFor(cur, cs.ServiceName{Namespace: want.Namespace, Name: want.Labels[mcsv1alpha1.LabelServiceName]}):
+		return nil, fmt.Errorf("Service %s/%s exists and is not kubesky's derived Service of %s", cur.Namespace, cur.Name, want.Labels[mcsv1alpha1.LabelServiceName])
+	case sameDerived(cur, want):
+		return cur, nil
+	}
+	return client.Update(ctx, updatedDerived(cur, want), metav1.UpdateOptions{})
+}
+
+// deleteDerived deletes kubesky's derived Service of name, if any.
+func (im *importer) deleteDerived(ctx context.Context, name cs.ServiceName) error {
+	cur, err := im.services.Services(name.Namespace).Get(derivedName(name))
+	if isNotFound(err) || (err == nil && !isDerivedFor(cur, name)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = im.kube.CoreV1().Services(name.Namespace).Delete(ctx, cur.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID}})
+	if isNotFound(err) {
+		return nil
+	}
 	return err
 }
 

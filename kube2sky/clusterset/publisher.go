@@ -62,11 +62,13 @@ type Publisher struct {
 	imp *importer
 }
 
-// term is one claim of clusters/<cluster-id> on one lease. written is
-// only touched by the worker goroutine.
+// term is one claim of clusters/<cluster-id> on one lease. written and
+// imported (the export and import values put in this term) are only
+// touched by the worker goroutine.
 type term struct {
-	lease   clientv3.LeaseID
-	written map[cs.ServiceName]string
+	lease    clientv3.LeaseID
+	written  map[cs.ServiceName]string
+	imported map[cs.ServiceName]string
 }
 
 // New returns a publisher for cfg (its ClusterID set and valid).
@@ -79,10 +81,11 @@ func New(cfg Config, kube kubernetes.Interface, mcs mcsclient.Interface, store S
 	p.services = kf.Core().V1().Services().Lister()
 	p.slices = kf.Discovery().V1().EndpointSlices().Lister()
 	p.watch(mf.Multicluster().V1beta1().ServiceExports().Informer(), nameOf)
-	p.watch(kf.Core().V1().Services().Informer(), nameOf)
+	p.watch(kf.Core().V1().Services().Informer(), serviceNameOf)
 	p.watch(kf.Discovery().V1().EndpointSlices().Informer(), sliceServiceOf)
-	p.imp = &importer{cluster: cfg.ClusterID, kube: kube, mcs: mcs, store: cs.NewStore(cfg.Prefix, p.malformed),
-		namespaces: kf.Core().V1().Namespaces().Lister(), imports: mf.Multicluster().V1alpha1().ServiceImports().Lister(), slices: p.slices}
+	p.imp = &importer{cluster: cfg.ClusterID, kube: kube, mcs: mcs, store: cs.NewStore(cfg.Prefix, cfg.ClusterID, p.malformed),
+		namespaces: kf.Core().V1().Namespaces().Lister(), imports: mf.Multicluster().V1alpha1().ServiceImports().Lister(),
+		slices: p.slices, services: p.services}
 	p.watch(mf.Multicluster().V1alpha1().ServiceImports().Informer(), nameOf)
 	p.watchNamespaces(kf.Core().V1().Namespaces().Informer())
 	p.start = []func(<-chan struct{}){kf.Start, mf.Start}
@@ -136,6 +139,16 @@ func nameOf(obj any) (cs.ServiceName, bool) {
 	key, err := cache.MetaNamespaceKeyFunc(obj)
 	ns, name, ok := strings.Cut(key, "/")
 	return cs.ServiceName{Namespace: ns, Name: name}, err == nil && ok
+}
+
+// serviceNameOf is the name of a Service, or of the ServiceImport a
+// derived Service is kubesky's for.
+func serviceNameOf(obj any) (cs.ServiceName, bool) {
+	name, ok := nameOf(obj)
+	if s, isService := obj.(*corev1.Service); isService && s.Labels[managedByLabel] == ManagedBy && s.Labels[mcsv1alpha1.LabelServiceName] != "" {
+		name.Name = s.Labels[mcsv1alpha1.LabelServiceName]
+	}
+	return name, ok
 }
 
 // sliceServiceOf is the Service of a local EndpointSlice, or of an MCS
@@ -254,14 +267,25 @@ func (p *Publisher) claim(ctx context.Context) (*term, error) {
 		_, _ = p.store.Revoke(rctx, lease.ID)
 		return nil, err
 	}
-	return &term{lease: lease.ID, written: map[cs.ServiceName]string{}}, nil
+	return &term{lease: lease.ID, written: map[cs.ServiceName]string{}, imported: map[cs.ServiceName]string{}}, nil
 }
 
 // clearUnexplained deletes this cluster's export keys without a
-// ServiceExport (an earlier term's, whose lease outlived a crash).
+// ServiceExport (an earlier term's, whose lease outlived a crash), and
+// queues the names of its import keys, to be put again or deleted.
 func (p *Publisher) clearUnexplained(ctx context.Context, t *term) error {
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
+	imports, err := p.store.Get(rctx, cs.ClusterImportsPrefix(p.cfg.Prefix, p.cfg.ClusterID), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		return fmt.Errorf("listing this cluster's imports: %w", err)
+	}
+	for _, kv := range imports.Kvs {
+		if id, err := cs.ParseImportKey(p.cfg.Prefix, string(kv.Key)); err == nil {
+			t.imported[id.ServiceName] = ""
+			p.queue.Add(id.ServiceName)
+		}
+	}
 	resp, err := p.store.Get(rctx, cs.ClusterExportsPrefix(p.cfg.Prefix, p.cfg.ClusterID), clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
 		return fmt.Errorf("listing this cluster's exports: %w", err)

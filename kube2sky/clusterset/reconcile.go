@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +27,7 @@ func (p *Publisher) work(ctx context.Context) {
 		}
 		err := errors.New("no term: waiting for the cluster ID's claim")
 		if t := p.term.Load(); t != nil {
-			err = errors.Join(p.reconcile(ctx, t, name), p.imp.reconcile(ctx, name))
+			err = errors.Join(p.reconcile(ctx, t, name), p.imp.reconcile(ctx, name, p.ipsWriter(t)))
 		}
 		if err != nil && ctx.Err() == nil {
 			p.log.Debug("clusterset export not reconciled", "service", name.String(), "err", err)
@@ -83,28 +84,52 @@ func (p *Publisher) slicesOf(name cs.ServiceName) []*discoveryv1.EndpointSlice {
 
 // publish puts the export unless this term already wrote the same value.
 func (p *Publisher) publish(ctx context.Context, t *term, name cs.ServiceName, e cs.Export) error {
-	value := string(e.Encode())
-	if prev, ok := t.written[name]; ok && prev == value {
-		return nil
-	}
-	key := cs.ExportKey(p.cfg.Prefix, cs.ExportID{Cluster: p.cfg.ClusterID, ServiceName: name})
-	if err := p.fenced(ctx, t, clientv3.OpPut(key, value, clientv3.WithLease(t.lease))); err != nil {
-		return err
-	}
-	t.written[name] = value
-	return nil
+	return p.putOnce(ctx, t, t.written, p.exportKey(name), name, string(e.Encode()))
 }
 
 // withdraw deletes the export if this term holds one.
 func (p *Publisher) withdraw(ctx context.Context, t *term, name cs.ServiceName) error {
-	if _, ok := t.written[name]; !ok {
+	return p.deleteWritten(ctx, t, t.written, p.exportKey(name), name)
+}
+
+// ipsWriter writes this cluster's clusterset IPs of a name during term t:
+// its import key, on t's lease, or its deletion when there are none.
+func (p *Publisher) ipsWriter(t *term) ipsWriter {
+	return func(ctx context.Context, name cs.ServiceName, ips []netip.Addr) error {
+		key := cs.ImportKey(p.cfg.Prefix, cs.ExportID{Cluster: p.cfg.ClusterID, ServiceName: name})
+		if len(ips) == 0 {
+			return p.deleteWritten(ctx, t, t.imported, key, name)
+		}
+		return p.putOnce(ctx, t, t.imported, key, name, string(cs.Import{IPs: ips}.Encode()))
+	}
+}
+
+func (p *Publisher) exportKey(name cs.ServiceName) string {
+	return cs.ExportKey(p.cfg.Prefix, cs.ExportID{Cluster: p.cfg.ClusterID, ServiceName: name})
+}
+
+// putOnce puts value at key on t's lease unless written says this term put
+// it already, and records it there.
+func (p *Publisher) putOnce(ctx context.Context, t *term, written map[cs.ServiceName]string, key string, name cs.ServiceName, value string) error {
+	if prev, ok := written[name]; ok && prev == value {
 		return nil
 	}
-	key := cs.ExportKey(p.cfg.Prefix, cs.ExportID{Cluster: p.cfg.ClusterID, ServiceName: name})
+	if err := p.fenced(ctx, t, clientv3.OpPut(key, value, clientv3.WithLease(t.lease))); err != nil {
+		return err
+	}
+	written[name] = value
+	return nil
+}
+
+// deleteWritten deletes key if written says this term holds it.
+func (p *Publisher) deleteWritten(ctx context.Context, t *term, written map[cs.ServiceName]string, key string, name cs.ServiceName) error {
+	if _, ok := written[name]; !ok {
+		return nil
+	}
 	if err := p.fenced(ctx, t, clientv3.OpDelete(key)); err != nil {
 		return err
 	}
-	delete(t.written, name)
+	delete(written, name)
 	return nil
 }
 

@@ -138,7 +138,7 @@ func TestAPortNameTakenByAnOlderExportIsLeftOut(t *testing.T) {
 
 func TestTheStoreSkipsAMalformedExportAndSaysWhy(t *testing.T) {
 	var errs []error
-	s := cs.NewStore(cs.DefaultPrefix, func(err error) { errs = append(errs, err) })
+	s := cs.NewStore(cs.DefaultPrefix, "east", func(err error) { errs = append(errs, err) })
 	good := cs.Export{Created: t0, Type: cs.Headless, Endpoints: []cs.Endpoint{{Hostname: "a", Addresses: addrs("10.0.0.1")}}}
 	s.Apply(contract.Update{Revision: 3, Full: true, Events: []contract.Event{
 		{Type: contract.Put, Key: "/clusterset/exports/east/n/good", Value: good.Encode()},
@@ -155,6 +155,24 @@ func TestTheStoreSkipsAMalformedExportAndSaysWhy(t *testing.T) {
 	s.Apply(contract.Update{Revision: 4, Events: []contract.Event{{Type: contract.Delete, Key: "/clusterset/exports/east/n/good"}}})
 	if m := Answer(s.View(), new(dns.Msg).SetQuestion("good.n.svc.clusterset.local.", dns.TypeA), 5); m.Rcode != dns.RcodeNameError {
 		t.Errorf("after the delete: %s, want NXDOMAIN", dns.RcodeToString[m.Rcode])
+	}
+}
+
+func TestTheStoreServesOnlyItsOwnClustersImports(t *testing.T) {
+	s := cs.NewStore(cs.DefaultPrefix, "east", nil)
+	api := cs.Export{Created: t0, Type: cs.ClusterSetIP}
+	s.Apply(contract.Update{Revision: 5, Full: true, Events: []contract.Event{
+		{Type: contract.Put, Key: "/clusterset/exports/west/n/api", Value: api.Encode()},
+		{Type: contract.Put, Key: "/clusterset/imports/west/n/api", Value: cs.Import{IPs: addrs("10.97.0.9")}.Encode()},
+		{Type: contract.Put, Key: "/clusterset/imports/east/n/api", Value: cs.Import{IPs: addrs("10.96.0.9")}.Encode()},
+	}})
+	m := Answer(s.View(), new(dns.Msg).SetQuestion("api.n.svc.clusterset.local.", dns.TypeA), 5)
+	if len(m.Answer) != 1 || m.Answer[0].(*dns.A).A.String() != "10.96.0.9" {
+		t.Errorf("answer %v, want east's own clusterset IP only", m.Answer)
+	}
+	s.Apply(contract.Update{Revision: 6, Events: []contract.Event{{Type: contract.Delete, Key: "/clusterset/imports/east/n/api"}}})
+	if m := Answer(s.View(), new(dns.Msg).SetQuestion("api.n.svc.clusterset.local.", dns.TypeA), 5); m.Rcode != dns.RcodeSuccess || len(m.Answer) != 0 {
+		t.Errorf("without east's import: %s %v, want NODATA (west's IP does not route in east)", dns.RcodeToString[m.Rcode], m.Answer)
 	}
 }
 

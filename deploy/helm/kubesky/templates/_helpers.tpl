@@ -176,6 +176,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --hosts-domain={{ . }}
     {{- end }}
     {{- end }}
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   ports:
     - name: k2s-metrics
       containerPort: 8082
@@ -217,6 +218,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --lameduck=5s
     {{- end }}
     - --ns-addrs={{ $.Values.service.clusterIP }}
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   ports:
     - name: dns
       containerPort: 53
@@ -289,6 +291,15 @@ volumeMounts:
 - --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
 {{- end }}
 
+{{/* The Multi-Cluster Services flags of kube2sky and skydns when clusterset.enabled, a YAML list (empty otherwise). */}}
+{{- define "kubesky.clustersetArgs" -}}
+{{- with .Values.clusterset }}{{ if .enabled -}}
+{{- if not (include "kubesky.sharedEtcd" $) }}{{ fail "clusterset.enabled needs topology shared or node-local: the clusters share an etcd" }}{{ end -}}
+- --clusterset-prefix={{ .prefix }}
+- --cluster-id={{ required "clusterset.clusterID: this cluster's ID (a DNS label), given to kube2sky and skydns" .clusterID }}
+{{- end }}{{ end }}
+{{- end }}
+
 {{/* The mount of kubesky.etcdClientTLS. */}}
 {{- define "kubesky.etcdClientMount" -}}
 - name: etcd-tls
@@ -314,6 +325,7 @@ volumeMounts:
     - --ns-addrs={{ $.Values.service.clusterIP }}
     - --node-local-peers=/run/skydns-peers
     - --fast-path-answers=4096
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
     - name: run
