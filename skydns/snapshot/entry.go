@@ -3,7 +3,6 @@ package snapshot
 import (
 	"encoding/binary"
 	"net"
-	"strings"
 
 	"github.com/kubesky/kubesky/contract"
 )
@@ -18,22 +17,24 @@ type Entry struct {
 	// when Host is a name or empty. Each lookup returns its own copy.
 	IP net.IP
 
-	prefix  string // the snapshot's prefix, without a trailing "/"
-	treeKey string // shared with the tree
+	prefix  string  // the snapshot's prefix, without a trailing "/"
+	treeKey treeKey // shared with the leaf
 }
 
 // Key is the full etcd key, prefix included. It is built on each call.
 func (e *Entry) Key() string {
-	return e.prefix + "/" + e.treeKey[:len(e.treeKey)-1]
+	k := e.treeKey
+	if k.tail == "" {
+		return e.prefix + "/" + k.head[:len(k.head)-1]
+	}
+	return e.prefix + "/" + k.head + k.tail[:len(k.tail)-1]
 }
 
 // Depth is the number of labels of the key below the prefix.
-func (e *Entry) Depth() int { return strings.Count(e.treeKey, "/") }
+func (e *Entry) Depth() int { return e.treeKey.depth() }
 
-// value is what the tree stores for one record: the record packed into a
-// string that shares one allocation with its tree key (see pack), so a
-// record costs the tree two string headers and one small allocation.
-// Layout: a flags byte, ttl, port, priority, weight and targetstrip as
+// value is one record packed into a string, as a leaf stores it after
+// its key (see leaf). Layout: a flags byte, ttl, port, priority, weight and targetstrip as
 // uvarints, the address's 4 or 16 bytes, then host, text and group, each
 // as a uvarint length and its bytes.
 type value string
@@ -77,10 +78,10 @@ func pack(relativeKey string, r contract.Record, ip net.IP) (string, value) {
 
 // entry unpacks v, stored at treeKey, for a caller. Host, Text and Group
 // share v's bytes; IP is a copy.
-func (s *Snapshot) entry(treeKey string, v value) Entry {
+func (s *Snapshot) entry(k treeKey, v value) Entry {
 	d := unpacker{rest: string(v)}
 	flags := d.byte()
-	e := Entry{prefix: s.prefix, treeKey: treeKey, Record: contract.Record{
+	e := Entry{prefix: s.prefix, treeKey: k, Record: contract.Record{
 		Mail: flags&flagMail != 0, TTL: uint32(d.uvarint()), Port: d.int(), Priority: d.int(),
 		Weight: d.int(), TargetStrip: d.int()}}
 	switch {

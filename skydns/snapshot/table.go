@@ -1,0 +1,284 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// table is the snapshot's records in tree-key order: a sorted list of
+// leaves, each an immutable string packing a run of consecutive records
+// (see leaf). It is never changed once made; with returns a new table that
+// shares every leaf it did not touch.
+type table struct {
+	leaves []*leaf
+	n      int // records
+}
+
+// Leaf sizes: a full list packs leafRecords records a leaf; an update
+// splits a leaf that grows past maxLeafRecords. Bigger leaves share a
+// shorter common prefix and cost a longer scan per lookup.
+const (
+	leafRecords    = 32
+	maxLeafRecords = 2 * leafRecords
+)
+
+// leaf is a run of records whose keys all start with the same bytes,
+// stored once. data is the first key, whole (the table's search reads it),
+// then, for each record in key order, the key's bytes after the common
+// prefix and the value, each as a uvarint length and its bytes. Every key
+// is longer than the common prefix (see newLeaf), so no tail is empty.
+type leaf struct {
+	data      string
+	firstLen  int32
+	commonLen int32
+	n         int32 // records
+}
+
+func (l *leaf) first() string  { return l.data[:l.firstLen] }
+func (l *leaf) common() string { return l.data[:l.commonLen] }
+
+// at decodes the record at offset off of data: its key's tail, its value
+// and the offset of the next record.
+func (l *leaf) at(off int) (tail string, v value, next int) {
+	d := unpacker{rest: l.data[off:]}
+	tail = d.text()
+	v = value(d.text())
+	return tail, v, len(l.data) - len(d.rest)
+}
+
+// newLeaf packs records, which are sorted and unique, into one leaf.
+func newLeaf(records []change) *leaf {
+	first, last := records[0].key, records[len(records)-1].key
+	common := commonPrefixLen(first, last)
+	if common == len(first) {
+		common-- // first is a prefix of last: keep its tail non-empty
+	}
+	size := len(first)
+	for _, r := range records {
+		tail := len(r.key) - common
+		size += uvarintLen(tail) + tail + uvarintLen(len(r.v)) + len(r.v)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(first)
+	var n [binary.MaxVarintLen64]byte
+	for _, r := range records {
+		b.Write(binary.AppendUvarint(n[:0], uint64(len(r.key)-common)))
+		b.WriteString(r.key[common:])
+		b.Write(binary.AppendUvarint(n[:0], uint64(len(r.v))))
+		b.WriteString(string(r.v))
+	}
+	return &leaf{data: b.String(), firstLen: int32(len(first)), commonLen: int32(common), n: int32(len(records))}
+}
+
+// records returns the leaf's records with their keys whole, as puts, for
+// a merge.
+func (l *leaf) records() []change {
+	out := make([]change, 0, l.n)
+	head := l.common()
+	for off := int(l.firstLen); off < len(l.data); {
+		tail, v, next := l.at(off)
+		out = append(out, change{record: record{key: head + tail, v: v}})
+		off = next
+	}
+	return out
+}
+
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func uvarintLen(n int) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], uint64(n)))
+}
+
+// newTable packs records, sorted and unique, leafRecords to a leaf.
+func newTable(records []change) *table {
+	t := &table{n: len(records)}
+	t.leaves = appendLeaves(make([]*leaf, 0, (len(records)+leafRecords-1)/leafRecords), records, leafRecords)
+	return t
+}
+
+// appendLeaves appends records, sorted and unique, as leaves of at most
+// per records each, of even sizes.
+func appendLeaves(leaves []*leaf, records []change, per int) []*leaf {
+	if len(records) == 0 {
+		return leaves
+	}
+	parts := (len(records) + per - 1) / per
+	for i := range parts {
+		leaves = append(leaves, newLeaf(records[i*len(records)/parts:(i+1)*len(records)/parts]))
+	}
+	return leaves
+}
+
+// leafFor is the index of the leaf that holds key or would: the last leaf
+// whose first key is at or before key, or the first leaf.
+func (t *table) leafFor(key string) int {
+	i := sort.Search(len(t.leaves), func(i int) bool { return t.leaves[i].first() > key })
+	return max(i-1, 0)
+}
+
+// change is a put (del false) or a delete of one tree key.
+type change struct {
+	record
+	del bool
+}
+
+// with returns a table with changes applied in order; t is not changed.
+// Only the leaves the changes fall in are unpacked and packed again.
+func (t *table) with(changes []change) *table {
+	if len(t.leaves) == 0 {
+		return newTable(merge(nil, changes))
+	}
+	out := &table{leaves: make([]*leaf, 0, len(t.leaves)+len(changes)), n: t.n}
+	next := 0 // the first leaf not yet in out
+	for _, g := range t.byLeaf(changes) {
+		out.leaves = append(out.leaves, t.leaves[next:g.leaf]...)
+		next = g.leaf + 1
+		records := merge(t.leaves[g.leaf].records(), g.changes)
+		per := maxLeafRecords
+		if len(records) > maxLeafRecords {
+			per = leafRecords
+		}
+		out.leaves = appendLeaves(out.leaves, records, per)
+		out.n += len(records) - int(t.leaves[g.leaf].n)
+	}
+	out.leaves = append(out.leaves, t.leaves[next:]...)
+	return out
+}
+
+// leafChanges are the changes that fall in one leaf, in their order.
+type leafChanges struct {
+	leaf    int
+	changes []change
+}
+
+// byLeaf groups changes by the leaf they fall in, in leaf order.
+func (t *table) byLeaf(changes []change) []leafChanges {
+	var groups []leafChanges
+	at := map[int]int{} // leaf → its group in groups
+	for _, c := range changes {
+		i := t.leafFor(c.key)
+		g, ok := at[i]
+		if !ok {
+			g = len(groups)
+			at[i] = g
+			groups = append(groups, leafChanges{leaf: i})
+		}
+		groups[g].changes = append(groups[g].changes, c)
+	}
+	slices.SortFunc(groups, func(a, b leafChanges) int { return a.leaf - b.leaf })
+	return groups
+}
+
+// merge returns records, sorted and unique puts, with changes applied: of
+// several changes to one key the last counts. Without records it reuses
+// changes' array.
+func merge(records, changes []change) []change {
+	changes = latest(changes)
+	if len(records) == 0 {
+		return slices.DeleteFunc(changes, func(c change) bool { return c.del })
+	}
+	out := make([]change, 0, len(records)+len(changes))
+	for len(records) > 0 || len(changes) > 0 {
+		if len(changes) == 0 || len(records) > 0 && records[0].key < changes[0].key {
+			out, records = append(out, records[0]), records[1:]
+			continue
+		}
+		if len(records) > 0 && records[0].key == changes[0].key {
+			records = records[1:] // replaced or deleted
+		}
+		if !changes[0].del {
+			out = append(out, changes[0])
+		}
+		changes = changes[1:]
+	}
+	return out
+}
+
+// latest sorts changes by key, keeping only the last change of each key.
+func latest(changes []change) []change {
+	slices.SortStableFunc(changes, func(a, b change) int { return strings.Compare(a.key, b.key) })
+	unique := changes[:0]
+	for i, c := range changes {
+		if i+1 < len(changes) && changes[i+1].key == c.key {
+			continue // a later change of the same key follows
+		}
+		unique = append(unique, c)
+	}
+	return unique
+}
+
+// walk calls fn, in key order, for every record whose key is at or after
+// from, until fn returns true.
+func (t *table) walk(from string, fn func(k treeKey, v value) bool) {
+	for i := t.leafFor(from); i < len(t.leaves); i++ {
+		l := t.leaves[i]
+		head := l.common()
+		for off := int(l.firstLen); off < len(l.data); {
+			tail, v, next := l.at(off)
+			off = next
+			if k := (treeKey{head, tail}); k.compare(from) >= 0 && fn(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// get returns the value stored at key.
+func (t *table) get(key string) (value, bool) {
+	var found value
+	ok := false
+	t.walk(key, func(k treeKey, v value) bool {
+		if k.compare(key) == 0 {
+			found, ok = v, true
+		}
+		return true
+	})
+	return found, ok
+}
+
+// treeKey is a tree key as a leaf holds it: the leaf's common prefix and
+// the rest, two substrings of the leaf, so that reading one copies nothing.
+type treeKey struct{ head, tail string }
+
+// compare orders k and s bytewise, as strings.Compare(head+tail, s).
+func (k treeKey) compare(s string) int {
+	if len(s) <= len(k.head) {
+		if c := strings.Compare(k.head[:len(s)], s); c != 0 {
+			return c
+		}
+		if len(k.head)+len(k.tail) == len(s) {
+			return 0
+		}
+		return 1
+	}
+	if c := strings.Compare(k.head, s[:len(k.head)]); c != 0 {
+		return c
+	}
+	return strings.Compare(k.tail, s[len(k.head):])
+}
+
+// hasPrefix reports whether head+tail starts with p.
+func (k treeKey) hasPrefix(p string) bool {
+	if len(p) <= len(k.head) {
+		return k.head[:len(p)] == p
+	}
+	return k.head == p[:len(k.head)] && strings.HasPrefix(k.tail, p[len(k.head):])
+}
+
+// depth is the number of labels: each ends with a "/".
+func (k treeKey) depth() int { return strings.Count(k.head, "/") + strings.Count(k.tail, "/") }
+
+// appendTo appends the whole key to dst.
+func (k treeKey) appendTo(dst []byte) []byte { return append(append(dst, k.head...), k.tail...) }
