@@ -3,6 +3,7 @@ package snapshot
 import (
 	"encoding/binary"
 	"net"
+	"strings"
 
 	"github.com/kubesky/kubesky/contract"
 )
@@ -51,9 +52,11 @@ const (
 func pack(relativeKey string, r contract.Record, ip net.IP) (string, value) {
 	// Room for the key, its "/", the flags, five uvarints (at most 5+3+3+3+1
 	// bytes), the address and three length-prefixed strings.
-	b := make([]byte, 0, len(relativeKey)+1+16+len(ip)+3*binary.MaxVarintLen16+len(r.Host)+len(r.Text)+len(r.Group))
-	b = append(append(b, relativeKey...), '/')
-	treeKeyLen := len(b)
+	var b strings.Builder
+	b.Grow(len(relativeKey) + 1 + 16 + len(ip) + 3*binary.MaxVarintLen16 + len(r.Host) + len(r.Text) + len(r.Group))
+	b.WriteString(relativeKey)
+	b.WriteByte('/')
+	treeKeyLen := b.Len()
 	var flags byte
 	switch len(ip) {
 	case net.IPv4len:
@@ -64,15 +67,17 @@ func pack(relativeKey string, r contract.Record, ip net.IP) (string, value) {
 	if r.Mail {
 		flags |= flagMail
 	}
-	b = append(b, flags)
-	for _, n := range [...]uint64{uint64(r.TTL), uint64(r.Port), uint64(r.Priority), uint64(r.Weight), uint64(r.TargetStrip)} {
-		b = binary.AppendUvarint(b, n)
+	b.WriteByte(flags)
+	var n [binary.MaxVarintLen64]byte
+	for _, u := range [...]uint64{uint64(r.TTL), uint64(r.Port), uint64(r.Priority), uint64(r.Weight), uint64(r.TargetStrip)} {
+		b.Write(binary.AppendUvarint(n[:0], u))
 	}
-	b = append(b, ip...)
+	b.Write(ip)
 	for _, text := range [...]string{r.Host, r.Text, r.Group} {
-		b = append(binary.AppendUvarint(b, uint64(len(text))), text...)
+		b.Write(binary.AppendUvarint(n[:0], uint64(len(text))))
+		b.WriteString(text)
 	}
-	all := string(b)
+	all := b.String()
 	return all[:treeKeyLen], value(all[treeKeyLen:])
 }
 
