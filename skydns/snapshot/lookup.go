@@ -23,7 +23,7 @@ func (s *Snapshot) AppendLookup(dst []Entry, name string) []Entry {
 		return dst
 	}
 	defer q.release()
-	s.walkPrefix(q.literal(), func(k treeKey, v value) bool {
+	s.walkPrefix(q.literal(), func(k treeKey, v stored) bool {
 		if q.matches(k) {
 			dst = append(dst, s.entry(k, v))
 		}
@@ -55,7 +55,7 @@ func (s *Snapshot) AppendExact(dst []Entry, name string) []Entry {
 		return dst
 	}
 	depth := bytes.Count(q.key, slash)
-	s.walkPrefix(q.literal(), func(k treeKey, v value) bool {
+	s.walkPrefix(q.literal(), func(k treeKey, v stored) bool {
 		if q.matches(k) && k.depth() == depth {
 			dst = append(dst, s.entry(k, v))
 		}
@@ -74,7 +74,7 @@ func (s *Snapshot) Exists(name string) bool {
 	}
 	defer q.release()
 	found := false
-	s.walkPrefix(q.literal(), func(k treeKey, _ value) bool {
+	s.walkPrefix(q.literal(), func(k treeKey, _ stored) bool {
 		found = q.matches(k)
 		return found // stops the walk
 	})
@@ -85,9 +85,9 @@ func (s *Snapshot) Exists(name string) bool {
 // with prefix, until fn returns true. Keys sharing a prefix are next to
 // each other in the tree's order, so the walk seeks to the first and stops
 // at the first that does not share it.
-func (s *Snapshot) walkPrefix(prefix []byte, fn func(k treeKey, v value) bool) {
+func (s *Snapshot) walkPrefix(prefix []byte, fn func(k treeKey, v stored) bool) {
 	p := string(prefix)
-	s.records.walk(p, func(k treeKey, v value) bool {
+	s.records.walk(p, func(k treeKey, v stored) bool {
 		return !k.hasPrefix(p) || fn(k, v)
 	})
 }

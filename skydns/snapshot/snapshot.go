@@ -43,7 +43,7 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 // size of the snapshot.
 func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
 	if u.Full {
-		b := s.NewBuilder(len(u.Events))
+		b := s.NewBuilder()
 		for _, ev := range u.Events {
 			b.Add(ev)
 		}
@@ -65,18 +65,28 @@ func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
 
 // Builder makes a snapshot of a full list from its events one at a time,
 // so that a list need not be held whole: each event is decoded and packed
-// as it is added, and its raw value may go at once.
+// as it is added, and its raw value may go at once. An etcd list comes in
+// key order, which is the tree's but where a key is a prefix of later
+// keys ("web" comes before "web-b", "web/" after "web-b/"): records are
+// gathered in runs that are sorted and packed into leaves, and the few
+// that sort before what is packed already are merged in at the end.
 type Builder struct {
-	s       *Snapshot
-	records []change
-	errs    []error
-	bad     []contract.Event
+	s      *Snapshot
+	packed *table
+	last   string   // the last tree key packed
+	run    []change // records after last, not yet packed
+	late   []change // records at or before last
+	errs   []error
+	bad    []contract.Event
 }
 
-// NewBuilder returns a Builder of a snapshot of s's prefix, with room
-// for size records.
-func (s *Snapshot) NewBuilder(size int) *Builder {
-	return &Builder{s: s, records: make([]change, 0, size)}
+// builderRun is how many records are gathered before they are sorted and
+// packed.
+const builderRun = 32 * leafRecords
+
+// NewBuilder returns a Builder of a snapshot of s's prefix.
+func (s *Snapshot) NewBuilder() *Builder {
+	return &Builder{s: s, packed: &table{}}
 }
 
 // Add decodes one event of the list, as Apply does; a value that does not
@@ -87,9 +97,27 @@ func (b *Builder) Add(ev contract.Event) {
 	case err != nil:
 		b.errs = append(b.errs, err)
 		b.bad = append(b.bad, ev)
-	case tk != "" && ev.Type != contract.Delete:
-		b.records = append(b.records, change{record: record{tk, v}})
+	case tk == "" || ev.Type == contract.Delete:
+	case b.packed.n > 0 && tk <= b.last:
+		b.late = append(b.late, change{record: record{tk, v}})
+	default:
+		b.run = append(b.run, change{record: record{tk, v}})
+		if len(b.run) == builderRun {
+			b.pack()
+		}
 	}
+}
+
+// pack sorts the run and packs it after the leaves packed so far.
+func (b *Builder) pack() {
+	run := merge(nil, b.run)
+	if len(run) == 0 {
+		return
+	}
+	b.last = run[len(run)-1].key
+	b.packed.n += len(run)
+	b.packed.leaves = appendLeaves(b.packed.leaves, run, leafRecords)
+	b.run = b.run[:0]
 }
 
 // Malformed returns the events added whose values did not decode.
@@ -98,8 +126,12 @@ func (b *Builder) Malformed() []contract.Event { return b.bad }
 // Build returns the snapshot of the events added, at revision, and the
 // errors of those that did not decode. The Builder is spent.
 func (b *Builder) Build(revision int64) (*Snapshot, []error) {
-	records := newTable(merge(nil, b.records))
-	b.records = nil
+	b.pack()
+	records := b.packed
+	if len(b.late) > 0 {
+		records = records.with(b.late)
+	}
+	b.packed, b.run, b.late = nil, nil, nil
 	return &Snapshot{prefix: b.s.prefix, revision: revision, records: records}, b.errs
 }
 

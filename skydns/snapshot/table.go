@@ -26,27 +26,34 @@ const (
 
 // leaf is a run of records whose keys all start with the same bytes,
 // stored once. data is the first key, whole (the table's search reads it),
-// then, for each record in key order, the key's bytes after the common
-// prefix and the value, each as a uvarint length and its bytes. Every key
-// is longer than the common prefix (see newLeaf), so no tail is empty.
+// the host suffix (the bytes the records' host names end with, stored
+// once: see stored), then, for each record in key order, the key's bytes
+// after the common prefix and the value, each as a uvarint length and its
+// bytes. Every key is longer than the common prefix (see newLeaf), so no
+// tail is empty.
 type leaf struct {
 	data      string
 	firstLen  int32
 	commonLen int32
+	recordsAt int32 // where the records start: after the host suffix
 	n         int32 // records
 }
 
-func (l *leaf) first() string  { return l.data[:l.firstLen] }
-func (l *leaf) common() string { return l.data[:l.commonLen] }
+func (l *leaf) first() string      { return l.data[:l.firstLen] }
+func (l *leaf) common() string     { return l.data[:l.commonLen] }
+func (l *leaf) hostSuffix() string { return l.data[l.firstLen:l.recordsAt] }
 
 // at decodes the record at offset off of data: its key's tail, its value
 // and the offset of the next record.
-func (l *leaf) at(off int) (tail string, v value, next int) {
+func (l *leaf) at(off int) (tail string, v stored, next int) {
 	d := unpacker{rest: l.data[off:]}
 	tail = d.text()
-	v = value(d.text())
+	v = stored{v: value(d.text()), hostSuffix: l.hostSuffix()}
 	return tail, v, len(l.data) - len(d.rest)
 }
+
+// minHostSuffix is the shortest host suffix worth sharing.
+const minHostSuffix = 4
 
 // newLeaf packs records, which are sorted and unique, into one leaf.
 func newLeaf(records []change) *leaf {
@@ -55,22 +62,56 @@ func newLeaf(records []change) *leaf {
 	if common == len(first) {
 		common-- // first is a prefix of last: keep its tail non-empty
 	}
-	size := len(first)
+	suffix := commonHostSuffix(records)
+	size := len(first) + len(suffix)
 	for _, r := range records {
-		tail := len(r.key) - common
-		size += uvarintLen(tail) + tail + uvarintLen(len(r.v)) + len(r.v)
+		tail, v := len(r.key)-common, sharedLen(r.v, suffix)
+		size += uvarintLen(tail) + tail + uvarintLen(v) + v
 	}
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteString(first)
+	b.WriteString(suffix)
 	var n [binary.MaxVarintLen64]byte
 	for _, r := range records {
 		b.Write(binary.AppendUvarint(n[:0], uint64(len(r.key)-common)))
 		b.WriteString(r.key[common:])
-		b.Write(binary.AppendUvarint(n[:0], uint64(len(r.v))))
-		b.WriteString(string(r.v))
+		b.Write(binary.AppendUvarint(n[:0], uint64(sharedLen(r.v, suffix))))
+		writeShared(&b, r.v, suffix)
 	}
-	return &leaf{data: b.String(), firstLen: int32(len(first)), commonLen: int32(common), n: int32(len(records))}
+	return &leaf{data: b.String(), firstLen: int32(len(first)), commonLen: int32(common),
+		recordsAt: int32(len(first) + len(suffix)), n: int32(len(records))}
+}
+
+// commonHostSuffix is the longest suffix every host name of records (not
+// an address) ends with, or "" if that is shorter than minHostSuffix.
+func commonHostSuffix(records []change) string {
+	suffix, any := "", false
+	for _, r := range records {
+		if !hostIsName(r.v) {
+			continue
+		}
+		_, host, _ := hostField(r.v)
+		if !any {
+			suffix, any = host, true
+			continue
+		}
+		suffix = suffix[len(suffix)-commonSuffixLen(suffix, host):]
+	}
+	if len(suffix) < minHostSuffix {
+		return ""
+	}
+	return suffix
+}
+
+func commonSuffixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[len(a)-1-i] != b[len(b)-1-i] {
+			return i
+		}
+	}
+	return n
 }
 
 // records returns the leaf's records with their keys whole, as puts, for
@@ -78,9 +119,9 @@ func newLeaf(records []change) *leaf {
 func (l *leaf) records() []change {
 	out := make([]change, 0, l.n)
 	head := l.common()
-	for off := int(l.firstLen); off < len(l.data); {
+	for off := int(l.recordsAt); off < len(l.data); {
 		tail, v, next := l.at(off)
-		out = append(out, change{record: record{key: head + tail, v: v}})
+		out = append(out, change{record: record{key: head + tail, v: v.whole()}})
 		off = next
 	}
 	return out
@@ -109,14 +150,17 @@ func newTable(records []change) *table {
 }
 
 // appendLeaves appends records, sorted and unique, as leaves of at most
-// per records each, of even sizes.
+// per records each, of even sizes. It clears records as it packs them, so
+// that a full list's records can be collected while its leaves are made.
 func appendLeaves(leaves []*leaf, records []change, per int) []*leaf {
 	if len(records) == 0 {
 		return leaves
 	}
 	parts := (len(records) + per - 1) / per
 	for i := range parts {
-		leaves = append(leaves, newLeaf(records[i*len(records)/parts:(i+1)*len(records)/parts]))
+		part := records[i*len(records)/parts : (i+1)*len(records)/parts]
+		leaves = append(leaves, newLeaf(part))
+		clear(part)
 	}
 	return leaves
 }
@@ -221,11 +265,11 @@ func latest(changes []change) []change {
 
 // walk calls fn, in key order, for every record whose key is at or after
 // from, until fn returns true.
-func (t *table) walk(from string, fn func(k treeKey, v value) bool) {
+func (t *table) walk(from string, fn func(k treeKey, v stored) bool) {
 	for i := t.leafFor(from); i < len(t.leaves); i++ {
 		l := t.leaves[i]
 		head := l.common()
-		for off := int(l.firstLen); off < len(l.data); {
+		for off := int(l.recordsAt); off < len(l.data); {
 			tail, v, next := l.at(off)
 			off = next
 			if k := (treeKey{head, tail}); k.compare(from) >= 0 && fn(k, v) {
@@ -236,10 +280,10 @@ func (t *table) walk(from string, fn func(k treeKey, v value) bool) {
 }
 
 // get returns the value stored at key.
-func (t *table) get(key string) (value, bool) {
-	var found value
+func (t *table) get(key string) (stored, bool) {
+	var found stored
 	ok := false
-	t.walk(key, func(k treeKey, v value) bool {
+	t.walk(key, func(k treeKey, v stored) bool {
 		if k.compare(key) == 0 {
 			found, ok = v, true
 		}

@@ -13,7 +13,8 @@ import (
 )
 
 // TestRandomUpdatesHoldWhatAMapHolds applies random batches of puts and
-// deletes (keys sharing long prefixes, some batches inserting hundreds of
+// deletes (keys sharing long prefixes, hosts that are addresses or names
+// sharing long suffixes, some batches inserting hundreds of
 // keys in one place so that leaves split, others emptying whole runs) and
 // after each batch compares every record, the record count and single-key
 // lookups with a plain map; every earlier snapshot must still hold what it
@@ -50,6 +51,9 @@ func TestRandomUpdatesHoldWhatAMapHolds(t *testing.T) {
 				continue
 			}
 			v := fmt.Sprintf(`{"host":"10.%d.%d.%d"}`, batch, rng.IntN(256), rng.IntN(256))
+			if rng.IntN(2) == 0 { // a name: leaves store what their names share once
+				v = fmt.Sprintf(`{"host":"h%d.web-%d.svc.cluster.local."}`, rng.IntN(1000), rng.IntN(3))
+			}
 			events = append(events, put(k, v))
 			model[k] = v
 		}
