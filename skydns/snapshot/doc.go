@@ -22,7 +22,8 @@
 // consecutive records: the bytes their keys share are stored once, then
 // each key's rest and its packed value (see value). Lookups unpack a record
 // into an Entry, whose key is two substrings of the leaf; Entry.Key
-// rebuilds the etcd key on demand. A full list is sorted and packed once;
-// a watch update repacks only the leaves its keys fall in and copies the
-// list of leaves, one pointer per leaf.
+// rebuilds the etcd key on demand. Leaves are held in groups of up to 128:
+// a watch update repacks only the leaves its keys fall in and copies their
+// groups and the list of groups. A full list is packed as it arrives (see
+// Builder).
 package snapshot

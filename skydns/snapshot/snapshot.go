@@ -72,7 +72,8 @@ func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
 // that sort before what is packed already are merged in at the end.
 type Builder struct {
 	s      *Snapshot
-	packed *table
+	packed leafList
+	n      int      // records packed
 	last   string   // the last tree key packed
 	run    []change // records after last, not yet packed
 	late   []change // records at or before last
@@ -86,7 +87,7 @@ const builderRun = 32 * leafRecords
 
 // NewBuilder returns a Builder of a snapshot of s's prefix.
 func (s *Snapshot) NewBuilder() *Builder {
-	return &Builder{s: s, packed: &table{}}
+	return &Builder{s: s}
 }
 
 // Add decodes one event of the list, as Apply does; a value that does not
@@ -98,7 +99,7 @@ func (b *Builder) Add(ev contract.Event) {
 		b.errs = append(b.errs, err)
 		b.bad = append(b.bad, ev)
 	case tk == "" || ev.Type == contract.Delete:
-	case b.packed.n > 0 && tk <= b.last:
+	case b.n > 0 && tk <= b.last:
 		b.late = append(b.late, change{record: record{tk, v}})
 	default:
 		b.run = append(b.run, change{record: record{tk, v}})
@@ -115,8 +116,8 @@ func (b *Builder) pack() {
 		return
 	}
 	b.last = run[len(run)-1].key
-	b.packed.n += len(run)
-	b.packed.leaves = appendLeaves(b.packed.leaves, run, leafRecords)
+	b.n += len(run)
+	b.packed = appendLeaves(b.packed, run, leafRecords)
 	b.run = b.run[:0]
 }
 
@@ -127,7 +128,7 @@ func (b *Builder) Malformed() []contract.Event { return b.bad }
 // errors of those that did not decode. The Builder is spent.
 func (b *Builder) Build(revision int64) (*Snapshot, []error) {
 	b.pack()
-	records := b.packed
+	records := &table{groups: appendGroups(nil, b.packed, groupLeaves), n: b.n}
 	if len(b.late) > 0 {
 		records = records.with(b.late)
 	}

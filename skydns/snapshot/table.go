@@ -9,12 +9,24 @@ import (
 
 // table is the snapshot's records in tree-key order: a sorted list of
 // leaves, each an immutable string packing a run of consecutive records
-// (see leaf). It is never changed once made; with returns a new table that
-// shares every leaf it did not touch.
+// (see leaf), held in groups of at most maxGroupLeaves leaves, so that an
+// update copies the list of groups and the groups it changes, not one
+// pointer per leaf. It is never changed once made; with returns a new
+// table that shares every leaf and group it did not touch.
 type table struct {
-	leaves []*leaf
-	n      int // records
+	groups []leafList // none empty
+	n      int        // records
 }
+
+// leafList is a sorted run of leaves.
+type leafList []*leaf
+
+// Group sizes: a full list makes groups of groupLeaves leaves; an update
+// splits a group that grows past maxGroupLeaves.
+const (
+	groupLeaves    = 64
+	maxGroupLeaves = 2 * groupLeaves
+)
 
 // Leaf sizes: a full list packs leafRecords records a leaf; an update
 // splits a leaf that grows past maxLeafRecords. Bigger leaves share a
@@ -144,15 +156,23 @@ func uvarintLen(n int) int {
 
 // newTable packs records, sorted and unique, leafRecords to a leaf.
 func newTable(records []change) *table {
-	t := &table{n: len(records)}
-	t.leaves = appendLeaves(make([]*leaf, 0, (len(records)+leafRecords-1)/leafRecords), records, leafRecords)
-	return t
+	return &table{groups: appendGroups(nil, appendLeaves(nil, records, leafRecords), groupLeaves), n: len(records)}
+}
+
+// appendGroups appends leaves as groups of at most per leaves each, of
+// even sizes.
+func appendGroups(groups []leafList, leaves leafList, per int) []leafList {
+	parts := (len(leaves) + per - 1) / per
+	for i := range parts {
+		groups = append(groups, leaves[i*len(leaves)/parts:(i+1)*len(leaves)/parts:(i+1)*len(leaves)/parts])
+	}
+	return groups
 }
 
 // appendLeaves appends records, sorted and unique, as leaves of at most
 // per records each, of even sizes. It clears records as it packs them, so
 // that a full list's records can be collected while its leaves are made.
-func appendLeaves(leaves []*leaf, records []change, per int) []*leaf {
+func appendLeaves(leaves leafList, records []change, per int) leafList {
 	if len(records) == 0 {
 		return leaves
 	}
@@ -165,10 +185,16 @@ func appendLeaves(leaves []*leaf, records []change, per int) []*leaf {
 	return leaves
 }
 
-// leafFor is the index of the leaf that holds key or would: the last leaf
-// whose first key is at or before key, or the first leaf.
-func (t *table) leafFor(key string) int {
-	i := sort.Search(len(t.leaves), func(i int) bool { return t.leaves[i].first() > key })
+// leafFor is the index of the leaf of ls that holds key or would: the
+// last leaf whose first key is at or before key, or the first leaf.
+func (ls leafList) leafFor(key string) int {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].first() > key })
+	return max(i-1, 0)
+}
+
+// groupFor is leafFor for the groups: the group that holds key or would.
+func (t *table) groupFor(key string) int {
+	i := sort.Search(len(t.groups), func(i int) bool { return t.groups[i][0].first() > key })
 	return max(i-1, 0)
 }
 
@@ -179,49 +205,74 @@ type change struct {
 }
 
 // with returns a table with changes applied in order; t is not changed.
-// Only the leaves the changes fall in are unpacked and packed again.
+// Only the leaves the changes fall in are unpacked and packed again, and
+// only their groups copied.
 func (t *table) with(changes []change) *table {
-	if len(t.leaves) == 0 {
+	if len(t.groups) == 0 {
 		return newTable(merge(nil, changes))
 	}
-	out := &table{leaves: make([]*leaf, 0, len(t.leaves)+len(changes)), n: t.n}
+	changed := byIndex(changes, t.groupFor)
+	out := &table{groups: make([]leafList, 0, len(t.groups)+len(changed)), n: t.n}
+	next := 0 // the first group not yet in out
+	for _, g := range changed {
+		out.groups = append(out.groups, t.groups[next:g.index]...)
+		next = g.index + 1
+		leaves, added := t.groups[g.index].with(g.changes)
+		out.n += added
+		per := maxGroupLeaves
+		if len(leaves) > maxGroupLeaves {
+			per = groupLeaves
+		}
+		out.groups = appendGroups(out.groups, leaves, per)
+	}
+	out.groups = append(out.groups, t.groups[next:]...)
+	return out
+}
+
+// with returns ls with changes applied, all of which fall in ls, and how
+// many records that added (negative: removed).
+func (ls leafList) with(changes []change) (leafList, int) {
+	changed := byIndex(changes, ls.leafFor)
+	out := make(leafList, 0, len(ls)+len(changed))
+	added := 0
 	next := 0 // the first leaf not yet in out
-	for _, g := range t.byLeaf(changes) {
-		out.leaves = append(out.leaves, t.leaves[next:g.leaf]...)
-		next = g.leaf + 1
-		records := merge(t.leaves[g.leaf].records(), g.changes)
+	for _, g := range changed {
+		out = append(out, ls[next:g.index]...)
+		next = g.index + 1
+		records := merge(ls[g.index].records(), g.changes)
 		per := maxLeafRecords
 		if len(records) > maxLeafRecords {
 			per = leafRecords
 		}
-		out.leaves = appendLeaves(out.leaves, records, per)
-		out.n += len(records) - int(t.leaves[g.leaf].n)
+		added += len(records) - int(ls[g.index].n)
+		out = appendLeaves(out, records, per)
 	}
-	out.leaves = append(out.leaves, t.leaves[next:]...)
-	return out
+	return append(out, ls[next:]...), added
 }
 
-// leafChanges are the changes that fall in one leaf, in their order.
-type leafChanges struct {
-	leaf    int
+// indexedChanges are the changes that fall in one leaf or group, in their
+// order.
+type indexedChanges struct {
+	index   int
 	changes []change
 }
 
-// byLeaf groups changes by the leaf they fall in, in leaf order.
-func (t *table) byLeaf(changes []change) []leafChanges {
-	var groups []leafChanges
-	at := map[int]int{} // leaf → its group in groups
+// byIndex groups changes by the index indexOf gives their keys, in index
+// order.
+func byIndex(changes []change, indexOf func(key string) int) []indexedChanges {
+	var groups []indexedChanges
+	at := map[int]int{} // index → its place in groups
 	for _, c := range changes {
-		i := t.leafFor(c.key)
+		i := indexOf(c.key)
 		g, ok := at[i]
 		if !ok {
 			g = len(groups)
 			at[i] = g
-			groups = append(groups, leafChanges{leaf: i})
+			groups = append(groups, indexedChanges{index: i})
 		}
 		groups[g].changes = append(groups[g].changes, c)
 	}
-	slices.SortFunc(groups, func(a, b leafChanges) int { return a.leaf - b.leaf })
+	slices.SortFunc(groups, func(a, b indexedChanges) int { return a.index - b.index })
 	return groups
 }
 
@@ -266,17 +317,31 @@ func latest(changes []change) []change {
 // walk calls fn, in key order, for every record whose key is at or after
 // from, until fn returns true.
 func (t *table) walk(from string, fn func(k treeKey, v stored) bool) {
-	for i := t.leafFor(from); i < len(t.leaves); i++ {
-		l := t.leaves[i]
-		head := l.common()
-		for off := int(l.recordsAt); off < len(l.data); {
-			tail, v, next := l.at(off)
-			off = next
-			if k := (treeKey{head, tail}); k.compare(from) >= 0 && fn(k, v) {
+	if len(t.groups) == 0 {
+		return
+	}
+	gi := t.groupFor(from)
+	li := t.groups[gi].leafFor(from)
+	for ; gi < len(t.groups); gi, li = gi+1, 0 {
+		for _, l := range t.groups[gi][li:] {
+			if l.walk(from, fn) {
 				return
 			}
 		}
 	}
+}
+
+// walk is table.walk over one leaf; it returns true where fn did.
+func (l *leaf) walk(from string, fn func(k treeKey, v stored) bool) bool {
+	head := l.common()
+	for off := int(l.recordsAt); off < len(l.data); {
+		tail, v, next := l.at(off)
+		off = next
+		if k := (treeKey{head, tail}); k.compare(from) >= 0 && fn(k, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // get returns the value stored at key.

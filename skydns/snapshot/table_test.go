@@ -14,18 +14,17 @@ import (
 
 // TestRandomUpdatesHoldWhatAMapHolds applies random batches of puts and
 // deletes (keys sharing long prefixes, hosts that are addresses or names
-// sharing long suffixes, some batches inserting hundreds of
-// keys in one place so that leaves split, others emptying whole runs) and
-// after each batch compares every record, the record count and single-key
-// lookups with a plain map; every earlier snapshot must still hold what it
-// held.
+// sharing long suffixes, some batches of thousands of keys so that leaves
+// and groups of leaves split, others emptying whole runs) and after each
+// batch compares every record, the record count and single-key lookups
+// with a plain map; every earlier snapshot must still hold what it held.
 func TestRandomUpdatesHoldWhatAMapHolds(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	names := map[string]string{} // key → its name
 	key := func() string {
-		ns, web, ep := rng.IntN(3), rng.IntN(40), rng.IntN(12)
+		ns, web, ep := rng.IntN(3), rng.IntN(400), rng.IntN(12)
 		k := fmt.Sprintf("%s/local/cluster/svc/ns%d/web-%d/ep%d", prefix, ns, web, ep)
 		names[k] = fmt.Sprintf("ep%d.web-%d.ns%d.svc.cluster.local.", ep, web, ns)
 		return k
@@ -40,7 +39,7 @@ func TestRandomUpdatesHoldWhatAMapHolds(t *testing.T) {
 	for batch := range 60 {
 		size := 1 + rng.IntN(20)
 		if batch%10 == 3 {
-			size = 400 // many keys at once: leaves split
+			size = 4000 // many keys at once: leaves and their groups split
 		}
 		var events []contract.Event
 		for range size {
