@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // DefaultHeadroom is added to the live heap's share: room for goroutine
@@ -37,15 +38,29 @@ func For(live uint64, factor float64, headroom uint64) int64 {
 }
 
 // Follow sets the limit For the live heap now and again after every
-// collection until ctx ends. It returns false, and sets nothing, when the
-// environment sets GOMEMLIMIT: the operator's limit stands.
+// collection until ctx ends, and then puts back the limit it found. It
+// returns false, and sets nothing, when the environment sets GOMEMLIMIT:
+// the operator's limit stands.
 func Follow(ctx context.Context, factor float64, headroom uint64) bool {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return false
 	}
-	update := func() { debug.SetMemoryLimit(For(LiveHeap(), factor, headroom)) }
+	var mu sync.Mutex
+	before := debug.SetMemoryLimit(-1)
+	update := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() == nil {
+			debug.SetMemoryLimit(For(LiveHeap(), factor, headroom))
+		}
+	}
 	update()
 	afterEachGC(ctx, update)
+	context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		debug.SetMemoryLimit(before)
+	})
 	return true
 }
 

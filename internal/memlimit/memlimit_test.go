@@ -28,12 +28,12 @@ func TestForIsTheLiveHeapTimesTheFactorPlusTheHeadroom(t *testing.T) {
 }
 
 // TestFollowSetsTheLimitAgainAfterACollection: the limit is set at once,
-// and after the live heap grows and a collection runs it is set again
-// from the new live heap.
+// after the live heap grows and a collection runs it is set again from the
+// new live heap, and when ctx ends the limit of before is back.
 func TestFollowSetsTheLimitAgainAfterACollection(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); runtime.GC(); debug.SetMemoryLimit(before) })
+	t.Cleanup(func() { cancel(); debug.SetMemoryLimit(before) })
 	const headroom = 64 << 20
 	if !Follow(ctx, 2, headroom) {
 		t.Fatal("Follow set nothing, with GOMEMLIMIT unset")
@@ -43,18 +43,26 @@ func TestFollowSetsTheLimitAgainAfterACollection(t *testing.T) {
 		t.Fatalf("limit %d right after Follow, want the headroom %d plus twice the live heap", first, headroom)
 	}
 	grown := make([]byte, 32<<20) // the live heap grows by 32 MiB
+	want := int64(headroom + 2*(32<<20))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		runtime.GC()
-		if got := debug.SetMemoryLimit(-1); got >= first+2*(30<<20) {
+		if got := debug.SetMemoryLimit(-1); got >= want {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("limit %d after collections with 32 MiB more live, want at least %d", debug.SetMemoryLimit(-1), first+2*(30<<20))
+			t.Fatalf("limit %d after collections with 32 MiB live, want at least %d", debug.SetMemoryLimit(-1), want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	runtime.KeepAlive(grown)
+	cancel()
+	for debug.SetMemoryLimit(-1) != before {
+		if time.Now().After(deadline) {
+			t.Fatalf("limit %d after ctx ended, want the limit of before, %d", debug.SetMemoryLimit(-1), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestFollowLeavesTheOperatorsGOMEMLIMIT(t *testing.T) {
