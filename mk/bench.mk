@@ -58,4 +58,4 @@ NODELOCAL_SERVICES ?= 10000
 
 bench-node-local-memory: ## one node-local skydns's resident memory, by part, at NODELOCAL_SERVICES headless Services × 5 endpoints (~2 min at 10,000)
 	CGO_ENABLED=0 $(GO) build -trimpath -tags noembed -ldflags '-s -w' -o bin/bench/skydns-noembed ./cmd/skydns
-	$(GO) run ./bench/cmd/nodelocalmem --skydns bin/bench/skydns-noembed --services $(NODELOCAL_SERVICES) -- --fast-path-answers=4096
+	$(GO) run ./bench/cmd/nodelocalmem --skydns bin/bench/skydns-noembed --services $(NODELOCAL_SERVICES) -- --fast-path-answers=4096 --memory-limit-factor=1.25

@@ -45,6 +45,11 @@ type Config struct {
 	// collection. Fast-path answers allocate nothing, so a low target
 	// costs little; -1 leaves the runtime's own (GOGC, or 100).
 	GCPercent int
+	// MemoryLimitFactor, when not 0, keeps the Go runtime's soft memory
+	// limit at the live heap times this plus memlimit.DefaultHeadroom,
+	// recomputed after every collection (internal/memlimit) that Run
+	// starts; GOMEMLIMIT in the environment overrides it.
+	MemoryLimitFactor float64
 	// TCP bounds what TCP clients may hold (the --tcp-* flags).
 	TCP TCPLimits
 	// HTTPAddr serves /healthz, /readyz and /metrics.
@@ -246,6 +251,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.UDPSockets, "udp-sockets", c.UDPSockets, "UDP sockets sharing the DNS port (SO_REUSEPORT), each with its own reader (default: GOMAXPROCS)")
 	fs.IntVar(&c.FastPathAnswers, "fast-path-answers", c.FastPathAnswers, "most packed answers the fast path keeps, ~600 bytes each (a full store is emptied and fills again from the names asked)")
 	fs.IntVar(&c.GCPercent, "gc-percent", c.GCPercent, "Go GC target, as GOGC: the heap may grow to 1+N/100 times its live size before a collection (-1: keep GOGC's setting)")
+	fs.Float64Var(&c.MemoryLimitFactor, "memory-limit-factor", c.MemoryLimitFactor, "keep Go's soft memory limit at the live heap times this plus 8 MiB, set again after every collection, so freed heap goes back to the OS at once (0: none; GOMEMLIMIT overrides)")
 	c.TCP.addFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "host:port serving /healthz, /readyz and /metrics")
 	fs.StringVar(&c.HealthSocket, "health-socket", c.HealthSocket, "Unix socket path serving /healthz and /readyz as --http-addr does, for the probe command 'skydns probe' (a stale socket file is removed at start; empty: none)")
@@ -314,7 +320,7 @@ func (c Config) Embedded() bool { return len(c.Etcd.Endpoints) == 0 }
 func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
 		slog.String("dns-addr", c.DNSAddr), slog.Bool("fast-path", c.FastPath), slog.Int("udp-sockets", c.UDPSockets), slog.Int("fast-path-answers", c.FastPathAnswers),
-		slog.Int("gc-percent", c.GCPercent), c.TCP.logValue(),
+		slog.Int("gc-percent", c.GCPercent), slog.Float64("memory-limit-factor", c.MemoryLimitFactor), c.TCP.logValue(),
 		slog.String("http-addr", c.HTTPAddr), slog.String("health-socket", c.HealthSocket),
 		slog.String("node-local-interface", c.NodeLocal.Interface), slog.Bool("node-local-notrack", c.NodeLocal.Notrack),
 		slog.String("node-local-peers", c.NodeLocal.PeerDir),

@@ -64,6 +64,8 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		{"no fast-path answers kept", []string{"--fast-path-answers", "0"}, "--fast-path-answers"},
 		{"a GC target below -1", []string{"--gc-percent", "-2"}, "--gc-percent"},
 		{"a GC target that is not a number", []string{"--gc-percent", "low"}, "--gc-percent"},
+		{"a memory limit below the live heap", []string{"--memory-limit-factor", "0.5"}, "--memory-limit-factor"},
+		{"a memory limit factor that is not a number", []string{"--memory-limit-factor", "NaN"}, "--memory-limit-factor"},
 		{"a zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, "--shutdown-timeout"},
 		{"a negative lameduck", []string{"--lameduck", "-1s"}, "--lameduck"},
 		{"a negative staleness bound", []string{"--max-stale", "-5s"}, "--max-stale"},

@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/kubesky/kubesky/internal/memlimit"
 	"github.com/kubesky/kubesky/skydns/dnssec"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/fastpath"
@@ -76,10 +77,14 @@ var ErrInterrupted = errors.New("interrupted")
 // cfg.ShutdownTimeout; after a failure it shuts
 // down at once. An unreachable etcd is not a failure: the last snapshot
 // keeps being served. Run also sets the process's GC target to
-// cfg.GCPercent (Start, which tests share, does not).
+// cfg.GCPercent and its memory limit from cfg.MemoryLimitFactor (Start,
+// which tests share, does not).
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.GCPercent >= 0 {
 		debug.SetGCPercent(cfg.GCPercent)
+	}
+	if cfg.MemoryLimitFactor > 0 && !memlimit.Follow(ctx, cfg.MemoryLimitFactor, memlimit.DefaultHeadroom) {
+		logger.Info("GOMEMLIMIT is set: --memory-limit-factor is ignored")
 	}
 	d, err := Start(cfg, logger)
 	if err != nil {

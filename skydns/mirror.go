@@ -121,7 +121,7 @@ func (m *Mirror) Run(ctx context.Context, src etcdstore.Source, timing WatchTimi
 // list held whole until the end would double the process's memory for a
 // moment (its raw values beside the snapshot made of them).
 func (m *Mirror) list() func(contract.Event) {
-	b := m.Snapshot().NewBuilder(0)
+	b := m.Snapshot().NewBuilder()
 	m.building = b
 	return b.Add
 }

@@ -34,6 +34,7 @@ func (c *Config) Validate() error {
 		checkUDPSockets(c.UDPSockets),
 		checkFastPathAnswers(c.FastPathAnswers),
 		checkGCPercent(c.GCPercent),
+		checkMemoryLimitFactor(c.MemoryLimitFactor),
 		c.TCP.validate(),
 		checkListenAddr("--http-addr", c.HTTPAddr),
 		c.NodeLocal.validate(c.DNSAddr),
@@ -259,6 +260,13 @@ const maxUDPSockets = 256
 func checkUDPSockets(n int) error {
 	if n < 1 || n > maxUDPSockets {
 		return fmt.Errorf("--udp-sockets: %d: want 1 to %d", n, maxUDPSockets)
+	}
+	return nil
+}
+
+func checkMemoryLimitFactor(f float64) error {
+	if f != 0 && !(f >= 1 && f <= 100) {
+		return fmt.Errorf("--memory-limit-factor: %g: want 0 (no limit) or 1 to 100 times the live heap", f)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ var Categories = []string{
 // The categories.
 const (
 	CatSkyDNS  = "this module's code (skydns: resolver, snapshot, server; or the fixed handler)"
-	CatTree    = "snapshot tree (benbjohnson/immutable)"
+	CatTree    = "snapshot table (skydns/snapshot's packed leaves)"
 	CatMiekg   = "miekg/dns (unpack, pack, serve loop)"
 	CatStack   = "goroutine stack growth (copystack, unwinding)"
 	CatGC      = "garbage collection"
@@ -33,8 +33,8 @@ var categoryRules = []struct {
 	pattern *regexp.Regexp
 	cat     string
 }{
+	{regexp.MustCompile(`kubesky/kubesky/skydns/snapshot/table\.go$`), CatTree},
 	{regexp.MustCompile(`kubesky/kubesky/`), CatSkyDNS},
-	{regexp.MustCompile(`benbjohnson/immutable`), CatTree},
 	{regexp.MustCompile(`miekg/dns`), CatMiekg},
 	{regexp.MustCompile(`(^|/)runtime/(symtab|stack|traceback|stkframe|preempt)\.go$`), CatStack},
 	{regexp.MustCompile(`(^|/)runtime/(mgc|mbitmap|mspanset|mheap|mcentral|mcache|mwbbuf|mfinal|mprof)|internal/runtime/gc/`), CatGC},

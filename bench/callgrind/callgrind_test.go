@@ -154,7 +154,7 @@ func TestControlFailsForAProcessNotUnderCallgrind(t *testing.T) {
 func TestCategoryPutsFilesWhereTheirCostBelongs(t *testing.T) {
 	cases := map[string]string{
 		"./github.com/kubesky/kubesky/skydns/snapshot/lookup.go": CatSkyDNS,
-		"./github.com/benbjohnson/immutable@v0.4.3/immutable.go": CatTree,
+		"./github.com/kubesky/kubesky/skydns/snapshot/table.go":  CatTree,
 		"/root/go/pkg/mod/github.com/miekg/dns@v1.1.72/msg.go":   CatMiekg,
 		"./runtime/symtab.go":                CatStack,
 		"/usr/local/go/src/runtime/stack.go": CatStack,

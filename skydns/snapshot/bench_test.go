@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubesky/kubesky/contract"
@@ -49,16 +51,48 @@ func BenchmarkLookup(b *testing.B) {
 // records (one A record per service here, so records = services).
 func BenchmarkMemory(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
-			u := addressRecords(n)
-			var bytes uint64
-			for b.Loop() {
-				bytes = heapOf(func() any { s, _ := snapshot.Empty(prefix).Apply(u); return s })
-			}
-			b.ReportMetric(float64(bytes), "bytes")
-			b.ReportMetric(float64(bytes)/float64(n), "bytes/record")
-		})
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) { reportHeld(b, addressRecords(n)) })
 	}
+}
+
+// BenchmarkMemoryHeadlessZone reports the heap a snapshot holds for the
+// zone of make bench-node-local-memory: n headless Services of 5 endpoints,
+// each endpoint an A, an SRV and a PTR record as kube2sky writes them.
+func BenchmarkMemoryHeadlessZone(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) { reportHeld(b, headlessZone(n)) })
+	}
+}
+
+// reportHeld reports the heap the snapshot of full update u holds, in all
+// and per record.
+func reportHeld(b *testing.B, u contract.Update) {
+	var bytes uint64
+	for b.Loop() {
+		bytes = heapOf(func() any { s, _ := snapshot.Empty(prefix).Apply(u); return s })
+	}
+	b.ReportMetric(float64(bytes), "bytes")
+	b.ReportMetric(float64(bytes)/float64(len(u.Events)), "bytes/record")
+}
+
+// headlessZone is a full update of n headless Services' records, in etcd's
+// key order as a list brings them.
+func headlessZone(n int) contract.Update {
+	u := contract.Update{Revision: 1, Full: true}
+	for i := range n {
+		svc := fmt.Sprintf("big-%d", i)
+		for j := range 5 {
+			ip := fmt.Sprintf("10.%d.%d.%d", 100+j, i/250%256, i%250+1)
+			dashed := strings.ReplaceAll(ip, ".", "-")
+			target := fmt.Sprintf(`{"host":"%s.%s.default.svc.cluster.local.","port":80,"ttl":30,"owner":"kube2sky.cluster.local"}`, dashed, svc)
+			u.Events = append(u.Events,
+				put(fmt.Sprintf("%s/local/cluster/svc/default/%s/%s", prefix, svc, dashed), fmt.Sprintf(`{"host":%q,"ttl":30,"owner":"kube2sky.cluster.local"}`, ip)),
+				put(fmt.Sprintf("%s/local/cluster/svc/default/%s/_tcp/_http/%s", prefix, svc, dashed), target),
+				put(fmt.Sprintf("%s/arpa/in-addr/%s", prefix, strings.ReplaceAll(ip, ".", "/")), strings.Replace(target, `"port":80,`, "", 1)))
+		}
+	}
+	slices.SortFunc(u.Events, func(a, b contract.Event) int { return strings.Compare(a.Key, b.Key) })
+	return u
 }
 
 // addressRecords is a full update of n A records, kube2sky style.

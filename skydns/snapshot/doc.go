@@ -7,8 +7,7 @@
 //
 // # Tree layout
 //
-// The records live in a persistent sorted map, a copy-on-write B+tree
-// (github.com/benbjohnson/immutable's SortedMap) ordered bytewise by tree key.
+// The records live in a table sorted bytewise by tree key (see table).
 // The tree key is the etcd key relative to the prefix, with a "/" appended,
 // so that the keys at or below a name are next to each other: one seek and a
 // walk while the prefix holds finds a name's own record and everything below
@@ -19,10 +18,12 @@
 //	/skydns/local/cluster/svc/default/web/a1  local/cluster/svc/default/web/a1/
 //	/skydns/local/cluster/svc/default/webx/b  local/cluster/svc/default/webx/b/   (not under "web/")
 //
-// Each record is one string: its tree key followed by its packed value (see
-// value), which the tree holds as two substrings. Lookups unpack it into an
-// Entry; Entry.Key rebuilds the etcd key from the tree key on demand. A
-// full list is sorted and built in place with the library's builder,
-// every other key first so that the leaves end up full (see buildTree); a
-// watch update copies only the nodes on the paths of the keys it changes.
+// The table is a list of leaves, each one string packing about 32
+// consecutive records: the bytes their keys share are stored once, then
+// each key's rest and its packed value (see value). Lookups unpack a record
+// into an Entry, whose key is two substrings of the leaf; Entry.Key
+// rebuilds the etcd key on demand. Leaves are held in groups of up to 128:
+// a watch update repacks only the leaves its keys fall in and copies their
+// groups and the list of groups. A full list is packed as it arrives (see
+// Builder).
 package snapshot

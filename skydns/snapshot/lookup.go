@@ -23,7 +23,7 @@ func (s *Snapshot) AppendLookup(dst []Entry, name string) []Entry {
 		return dst
 	}
 	defer q.release()
-	s.walkPrefix(q.literal(), func(k string, v value) bool {
+	s.walkPrefix(q.literal(), func(k treeKey, v stored) bool {
 		if q.matches(k) {
 			dst = append(dst, s.entry(k, v))
 		}
@@ -49,14 +49,14 @@ func (s *Snapshot) AppendExact(dst []Entry, name string) []Entry {
 		// The entry keeps the key: a string of its own, not q.key, which
 		// goes back to the pool.
 		k := string(q.key)
-		if v, found := s.tree.Get(k); found {
-			dst = append(dst, s.entry(k, v))
+		if v, found := s.records.get(k); found {
+			dst = append(dst, s.entry(treeKey{tail: k}, v))
 		}
 		return dst
 	}
 	depth := bytes.Count(q.key, slash)
-	s.walkPrefix(q.literal(), func(k string, v value) bool {
-		if q.matches(k) && strings.Count(k, "/") == depth {
+	s.walkPrefix(q.literal(), func(k treeKey, v stored) bool {
+		if q.matches(k) && k.depth() == depth {
 			dst = append(dst, s.entry(k, v))
 		}
 		return false
@@ -74,7 +74,7 @@ func (s *Snapshot) Exists(name string) bool {
 	}
 	defer q.release()
 	found := false
-	s.walkPrefix(q.literal(), func(k string, _ value) bool {
+	s.walkPrefix(q.literal(), func(k treeKey, _ stored) bool {
 		found = q.matches(k)
 		return found // stops the walk
 	})
@@ -85,15 +85,11 @@ func (s *Snapshot) Exists(name string) bool {
 // with prefix, until fn returns true. Keys sharing a prefix are next to
 // each other in the tree's order, so the walk seeks to the first and stops
 // at the first that does not share it.
-func (s *Snapshot) walkPrefix(prefix []byte, fn func(k string, v value) bool) {
-	it := s.tree.Iterator()
-	it.Seek(string(prefix))
-	for !it.Done() {
-		k, v, _ := it.Next()
-		if !strings.HasPrefix(k, string(prefix)) || fn(k, v) {
-			return
-		}
-	}
+func (s *Snapshot) walkPrefix(prefix []byte, fn func(k treeKey, v stored) bool) {
+	p := string(prefix)
+	s.records.walk(p, func(k treeKey, v stored) bool {
+		return !k.hasPrefix(p) || fn(k, v)
+	})
 }
 
 var slash = []byte{'/'}
@@ -158,17 +154,19 @@ func (q *query) literal() []byte { return q.key[:q.litLen] }
 
 // matches reports whether tree key k is at or below the query's key, a
 // wildcard label matching any one label of k.
-func (q *query) matches(k string) bool {
+func (q *query) matches(tk treeKey) bool {
 	if !q.star {
-		return strings.HasPrefix(k, string(q.key))
+		return tk.hasPrefix(string(q.key))
 	}
+	var buf [256]byte
+	k := tk.appendTo(buf[:0])
 	p := q.key
 	for len(p) > 0 {
-		pi, ki := bytes.IndexByte(p, '/'), strings.IndexByte(k, '/')
+		pi, ki := bytes.IndexByte(p, '/'), bytes.IndexByte(k, '/')
 		if ki < 0 {
 			return false
 		}
-		if seg := p[:pi]; !isWildcardBytes(seg) && string(seg) != k[:ki] {
+		if seg := p[:pi]; !isWildcardBytes(seg) && !bytes.Equal(seg, k[:ki]) {
 			return false
 		}
 		p, k = p[pi+1:], k[ki+1:]

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 
-	"github.com/benbjohnson/immutable"
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/contract"
@@ -18,29 +16,19 @@ import (
 type Snapshot struct {
 	prefix   string // without a trailing "/"
 	revision int64
-	tree     *immutable.SortedMap[string, value]
-}
-
-// keyOrder orders tree keys bytewise, so that the keys at or below one tree
-// key are next to each other (see the package doc).
-type keyOrder struct{}
-
-func (keyOrder) Compare(a, b string) int { return strings.Compare(a, b) }
-
-func emptyTree() *immutable.SortedMap[string, value] {
-	return immutable.NewSortedMap[string, value](keyOrder{})
+	records  *table
 }
 
 // Empty returns a snapshot of prefix with no records, at revision 0.
 func Empty(prefix string) *Snapshot {
-	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), tree: emptyTree()}
+	return &Snapshot{prefix: strings.TrimSuffix(prefix, "/"), records: &table{}}
 }
 
 // Revision is the etcd revision the snapshot reflects.
 func (s *Snapshot) Revision() int64 { return s.revision }
 
 // Len is the number of records held.
-func (s *Snapshot) Len() int { return s.tree.Len() }
+func (s *Snapshot) Len() int { return s.records.n }
 
 // Prefix is the etcd prefix mirrored, without a trailing "/".
 func (s *Snapshot) Prefix() string { return s.prefix }
@@ -55,37 +43,51 @@ func (s *Snapshot) Prefix() string { return s.prefix }
 // size of the snapshot.
 func (s *Snapshot) Apply(u contract.Update) (*Snapshot, []error) {
 	if u.Full {
-		b := s.NewBuilder(len(u.Events))
+		b := s.NewBuilder()
 		for _, ev := range u.Events {
 			b.Add(ev)
 		}
 		return b.Build(u.Revision)
 	}
 	var errs []error
-	tree := s.tree
+	changes := make([]change, 0, len(u.Events))
 	for _, ev := range u.Events {
-		var err error
-		if tree, err = s.applyEvent(tree, ev); err != nil {
+		tk, v, err := s.decodeEvent(ev)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		if tk != "" {
+			changes = append(changes, change{record: record{tk, v}, del: err != nil || ev.Type == contract.Delete})
+		}
 	}
-	return &Snapshot{prefix: s.prefix, revision: u.Revision, tree: tree}, errs
+	return &Snapshot{prefix: s.prefix, revision: u.Revision, records: s.records.with(changes)}, errs
 }
 
 // Builder makes a snapshot of a full list from its events one at a time,
 // so that a list need not be held whole: each event is decoded and packed
-// as it is added, and its raw value may go at once.
+// as it is added, and its raw value may go at once. An etcd list comes in
+// key order, which is the tree's but where a key is a prefix of later
+// keys ("web" comes before "web-b", "web/" after "web-b/"): records are
+// gathered in runs that are sorted and packed into leaves, and the few
+// that sort before what is packed already are merged in at the end.
 type Builder struct {
-	s       *Snapshot
-	records []record
-	errs    []error
-	bad     []contract.Event
+	s      *Snapshot
+	packed leafList
+	n      int      // records packed
+	last   string   // the last tree key packed
+	run    []change // records after last, not yet packed
+	late   []change // records at or before last
+	errs   []error
+	bad    []contract.Event
 }
 
-// NewBuilder returns a Builder of a snapshot of s's prefix, with room
-// for size records.
-func (s *Snapshot) NewBuilder(size int) *Builder {
-	return &Builder{s: s, records: make([]record, 0, size)}
+// builderRun is how many records are gathered before they are sorted and
+// packed.
+const builderRun = 32 * leafRecords
+
+// NewBuilder returns a Builder of a snapshot of s's prefix.
+func (s *Snapshot) NewBuilder() *Builder {
+	return &Builder{s: s}
 }
 
 // Add decodes one event of the list, as Apply does; a value that does not
@@ -96,9 +98,27 @@ func (b *Builder) Add(ev contract.Event) {
 	case err != nil:
 		b.errs = append(b.errs, err)
 		b.bad = append(b.bad, ev)
-	case tk != "" && ev.Type != contract.Delete:
-		b.records = append(b.records, record{tk, v})
+	case tk == "" || ev.Type == contract.Delete:
+	case b.n > 0 && tk <= b.last:
+		b.late = append(b.late, change{record: record{tk, v}})
+	default:
+		b.run = append(b.run, change{record: record{tk, v}})
+		if len(b.run) == builderRun {
+			b.pack()
+		}
 	}
+}
+
+// pack sorts the run and packs it after the leaves packed so far.
+func (b *Builder) pack() {
+	run := merge(nil, b.run)
+	if len(run) == 0 {
+		return
+	}
+	b.last = run[len(run)-1].key
+	b.n += len(run)
+	b.packed = appendLeaves(b.packed, run, leafRecords)
+	b.run = b.run[:0]
 }
 
 // Malformed returns the events added whose values did not decode.
@@ -107,53 +127,19 @@ func (b *Builder) Malformed() []contract.Event { return b.bad }
 // Build returns the snapshot of the events added, at revision, and the
 // errors of those that did not decode. The Builder is spent.
 func (b *Builder) Build(revision int64) (*Snapshot, []error) {
-	tree := buildTree(b.records)
-	b.records = nil
-	return &Snapshot{prefix: b.s.prefix, revision: revision, tree: tree}, b.errs
+	b.pack()
+	records := &table{groups: appendGroups(nil, b.packed, groupLeaves), n: b.n}
+	if len(b.late) > 0 {
+		records = records.with(b.late)
+	}
+	b.packed, b.run, b.late = nil, nil, nil
+	return &Snapshot{prefix: b.s.prefix, revision: revision, records: records}, b.errs
 }
 
 // record is one tree key and its value.
 type record struct {
 	key string
 	v   value
-}
-
-// buildTree builds a tree of records; a key given twice keeps its last
-// value. The builder splits a leaf that overflows into two halves, and
-// keys set in order never add to a left half again: a tree built in order
-// is half empty. Sorted, then set every other one, then the rest, the keys
-// fill each half the first pass leaves (a third less memory).
-func buildTree(records []record) *immutable.SortedMap[string, value] {
-	slices.SortStableFunc(records, func(a, b record) int { return strings.Compare(a.key, b.key) })
-	unique := records[:0]
-	for i, r := range records {
-		if i+1 < len(records) && records[i+1].key == r.key {
-			continue // a later value for the same key follows
-		}
-		unique = append(unique, r)
-	}
-	b := immutable.NewSortedMapBuilder[string, value](keyOrder{})
-	for _, first := range [...]int{0, 1} {
-		for i := first; i < len(unique); i += 2 {
-			b.Set(unique[i].key, unique[i].v)
-		}
-	}
-	return b.Map()
-}
-
-// applyEvent returns tree with one event applied; tree is not changed.
-func (s *Snapshot) applyEvent(tree *immutable.SortedMap[string, value], ev contract.Event) (*immutable.SortedMap[string, value], error) {
-	tk, v, err := s.decodeEvent(ev)
-	switch {
-	case err != nil:
-		return tree.Delete(tk), err
-	case tk == "":
-		return tree, nil
-	case ev.Type == contract.Delete:
-		return tree.Delete(tk), nil
-	default:
-		return tree.Set(tk, v), nil
-	}
 }
 
 // decodeEvent returns an event's tree key ("" for a key outside the

@@ -3,6 +3,7 @@ package snapshot_test
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,29 +208,37 @@ func TestReadersNeverSeeAnApplyInProgress(t *testing.T) {
 
 func TestAFullListHoldsWhatTheSameEventsOneByOneHold(t *testing.T) {
 	// Keys out of tree order ("a-b" sorts before "a/" in etcd but after it
-	// in the tree), a key given twice, and enough of them to split leaves.
+	// in the tree), a key given twice, and enough of them to pack several
+	// runs and split leaves: given in a shuffled order and in etcd's.
 	var events []contract.Event
-	for i := range 500 {
+	for i := range 3000 {
 		base := fmt.Sprintf("/skydns/local/cluster/svc/ns%d/web", (i*7919)%97)
 		events = append(events, put(fmt.Sprintf("%s/x%d", base, i), fmt.Sprintf(`{"host":"10.0.%d.%d"}`, i/256, i%256)),
 			put(fmt.Sprintf("%s-b/x%d", base, i), fmt.Sprintf(`{"host":"h%d.example.","port":%d}`, i, i+1)))
-	}
-	events = append(events, put("/skydns/local/cluster/svc/ns0/web/x0", `{"host":"10.9.9.9"}`))
-	full, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Full: true, Events: events})
-	checkErrors(t, errs, nil)
-	oneByOne, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Events: events})
-	checkErrors(t, errs, nil)
-	if full.Len() != oneByOne.Len() || full.Len() != 1000 {
-		t.Fatalf("full list holds %d records, one by one %d, want 1000", full.Len(), oneByOne.Len())
-	}
-	got, want := full.Lookup("."), oneByOne.Lookup(".")
-	for i := range want {
-		if got[i].Key() != want[i].Key() || got[i].Record != want[i].Record {
-			t.Fatalf("record %d: full list %s %+v, one by one %s %+v", i, got[i].Key(), got[i].Record, want[i].Key(), want[i].Record)
+		if i < 97 { // a record at "web" itself: in etcd's order before "web-b/…", in the tree after
+			events = append(events, put(base, `{"host":"10.1.1.1"}`))
 		}
 	}
-	if es := full.Exact("x0.web.ns0.svc.cluster.local."); len(es) != 1 || es[0].Record.Host != "10.9.9.9" {
-		t.Errorf("the key given twice holds %+v, want the last value", es)
+	events = append(events, put("/skydns/local/cluster/svc/ns0/web/x0", `{"host":"10.9.9.9"}`))
+	inEtcdOrder := slices.Clone(events)
+	slices.SortStableFunc(inEtcdOrder, func(a, b contract.Event) int { return strings.Compare(a.Key, b.Key) })
+	for name, events := range map[string][]contract.Event{"shuffled": events, "etcd's order": inEtcdOrder} {
+		full, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Full: true, Events: events})
+		checkErrors(t, errs, nil)
+		oneByOne, errs := snapshot.Empty(prefix).Apply(contract.Update{Revision: 1, Events: events})
+		checkErrors(t, errs, nil)
+		if full.Len() != oneByOne.Len() || full.Len() != 6097 {
+			t.Fatalf("%s: full list holds %d records, one by one %d, want 6097", name, full.Len(), oneByOne.Len())
+		}
+		got, want := full.Lookup("."), oneByOne.Lookup(".")
+		for i := range want {
+			if got[i].Key() != want[i].Key() || got[i].Record != want[i].Record {
+				t.Fatalf("%s: record %d: full list %s %+v, one by one %s %+v", name, i, got[i].Key(), got[i].Record, want[i].Key(), want[i].Record)
+			}
+		}
+		if es := full.Exact("x0.web.ns0.svc.cluster.local."); len(es) != 1 || es[0].Record.Host != "10.9.9.9" {
+			t.Errorf("%s: the key given twice holds %+v, want the last value", name, es)
+		}
 	}
 }
 
@@ -244,7 +253,7 @@ func TestABuilderMakesWhatAFullUpdateMakesAndKeepsItsMalformedEvents(t *testing.
 		put("/other/key", `{"host":"10.0.0.3"}`),
 		put("/skydns/local/cluster/svc/ns/db/a", `{"host":"db.example."}`),
 	}
-	b := snapshot.Empty(prefix).NewBuilder(0)
+	b := snapshot.Empty(prefix).NewBuilder()
 	for _, ev := range events {
 		b.Add(ev)
 	}

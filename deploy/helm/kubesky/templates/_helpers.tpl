@@ -325,6 +325,7 @@ volumeMounts:
     - --ns-addrs={{ $.Values.service.clusterIP }}
     - --node-local-peers=/run/skydns-peers
     - --fast-path-answers=4096
+    - --memory-limit-factor=1.25
     {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
