@@ -23,8 +23,9 @@ import (
 // CNAME chain leaves the zones (whether the external target is resolved
 // depends on the client and its RD bit), NXDOMAIN in a reverse zone with
 // reverse fallthrough (the forwarder may answer it, depending on the
-// client) and, with autopath, NXDOMAIN for names a pod's search path make
-// stay on the ordinary path.
+// client) stay on the ordinary path. With autopath, the NXDOMAIN for a
+// name a pod's search path makes is served to the clients that are not
+// pods of its namespace; the pods get FillSearch's answer (searchfill.go).
 type cacheFiller struct {
 	resolver   *resolver.Resolver
 	mirror     *Mirror
@@ -106,8 +107,8 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	if external != "" {
 		return a, false
 	}
-	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
-		return a, false // a pod's search-path query: the answer depends on who asks
+	if f.autopath && resp.Rcode == dns.RcodeNameError {
+		a.SearchNamespace, _ = f.resolver.SearchNamespace(name) // the namespace's pods get FillSearch's answer
 	}
 	if f.reverseFallthrough && zone.Reverse() && resp.Rcode == dns.RcodeNameError {
 		return a, false // the forwarder may answer it, for a client that may recurse

@@ -86,6 +86,14 @@ type Answer struct {
 	Stored     time.Time
 	Generation uint64
 	Hit        func()
+	// CNAMEFirst says that a Recursive answer's first record is the
+	// search path's CNAME (SearchSource.FillSearch): its TTL is the
+	// zone's and does not age.
+	CNAMEFirst bool
+	// SearchNamespace, if set, says that the answer is served to every
+	// client but the pods of this namespace, which get a SearchSource's
+	// FillSearch answer (a pod's first search-path query with autopath).
+	SearchNamespace string
 }
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
@@ -130,6 +138,10 @@ type Cache struct {
 
 	recursive  RecursiveSource // cfg.Source, if it is one
 	generation uint64          // its Generation, read by Refresh
+
+	search SearchSource    // cfg.Source, if it is one
+	pods   map[podKey]bool // its PodOf answers at version podsAt
+	podsAt uint64          //
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -165,6 +177,7 @@ type entry struct {
 	rot      rotation   // how its records turn between replies
 	expires  int64      // Unix time from which it is filled again; 0: never
 	fwd      *forwarded // set for a Recursive answer: who may have it, how its TTLs age
+	searchNS string     // pods of this namespace get another answer (SearchSource); "": none
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -175,7 +188,11 @@ func NewCache(cfg CacheConfig) *Cache {
 	}
 	dnssec, _ := cfg.Source.(DNSSECSource)
 	recursive, _ := cfg.Source.(RecursiveSource)
-	return &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+3)}
+	c := &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+4)}
+	if search, ok := cfg.Source.(SearchSource); ok {
+		c.search, c.pods = search, map[podKey]bool{}
+	}
+	return c
 }
 
 // Len is the number of answers cached, including markers for names the
@@ -212,6 +229,11 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 	e, version, found := c.store.get(key, c.now, c.generation)
 	if !found {
 		e = c.fill(key, q)
+	}
+	if e.searchNS != "" {
+		if e, ok = c.searchedEntry(e, key, q, client); !ok {
+			return out, Series{}, false
+		}
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
 	if !fits || (e.fwd != nil && !c.mayRecurse(pkt, client)) {
@@ -305,6 +327,7 @@ func (c *Cache) fill(key []byte, q query) entry {
 		if a.Rotate {
 			e.rot, wire = rotationOf(a.Wire)
 		}
+		e.searchNS = a.SearchNamespace
 	}
 	return c.store.keep(key, wire, e, a)
 }
