@@ -110,6 +110,9 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	if f.autopath && resp.Rcode == dns.RcodeNameError {
 		a.SearchNamespace, _ = f.resolver.SearchNamespace(name) // the namespace's pods get FillSearch's answer
 	}
+	if resp.Rcode == dns.RcodeNameError && !do && a.SearchNamespace == "" {
+		f.denyBelow(&a, snap, zone, name)
+	}
 	if f.reverseFallthrough && zone.Reverse() && resp.Rcode == dns.RcodeNameError {
 		return a, false // the forwarder may answer it, for a client that may recurse
 	}
@@ -138,6 +141,25 @@ func (f *cacheFiller) fillForwarded(name string, qtype uint16, do bool, a fastpa
 	wire, err := cached.Reply.Pack()
 	a.Wire, a.Stored, a.Expires, a.Generation, a.Hit = wire, cached.Stored, cached.Until, cached.Generation, cached.Hit
 	return a, err == nil
+}
+
+// denyBelow lets a, the NXDOMAIN for name, answer every name below the
+// highest name that no record is at or below (resolver.DeniedBelow); with
+// autopath, not where pods' search names may be (their answers depend on
+// who asks).
+func (f *cacheFiller) denyBelow(a *fastpath.Answer, snap *snapshot.Snapshot, zone resolver.ZoneMatch, name string) {
+	cut := f.resolver.DeniedBelow(snap, zone, name)
+	if cut == "" || f.autopath && f.mayBeSearched(cut) {
+		return
+	}
+	a.DeniedBelow, a.Names = cut, appendName(a.Names, cut)
+}
+
+// mayBeSearched reports whether a name below cut may be a pod's search
+// name.
+func (f *cacheFiller) mayBeSearched(cut string) bool {
+	_, ok := f.resolver.SearchNamespace("x.x." + cut)
+	return ok
 }
 
 // plainQuery is the query the fast path answers from its caches for name

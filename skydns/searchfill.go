@@ -25,12 +25,12 @@ func (f *cacheFiller) PodOf(client netip.Addr, ns string) bool {
 // aged as fillForwarded's; one the zones answer depends on the names the
 // search read, as Fill's. Searches that end otherwise (every name denied,
 // a name not cached, a CNAME chain leaving the zones, a reverse zone),
-// and every search with rotation or DNSSEC signing, stay on the ordinary
-// path.
+// and every search with DNSSEC signing, stay on the ordinary path. With
+// rotation the answer's records turn as the router turns them.
 func (f *cacheFiller) FillSearch(name string, qtype uint16, client netip.Addr) (fastpath.Answer, bool) {
 	snap := f.mirror.Snapshot()
 	a := fastpath.Answer{Version: uint64(snap.Revision())}
-	if !f.autopath || f.rotate || f.signer != nil || a.Version == 0 {
+	if !f.autopath || f.signer != nil || a.Version == 0 {
 		return a, false
 	}
 	steps, ok := f.resolver.SearchPath(snap, name, client)
@@ -46,7 +46,7 @@ func (f *cacheFiller) FillSearch(name string, qtype uint16, client netip.Addr) (
 		resp, done := f.searchStep(snap, stepReq, &a)
 		switch {
 		case done && resp != nil:
-			a.Volatile = anyWildcard(a.Names)
+			a.Volatile, a.Rotate = anyWildcard(a.Names), f.rotate
 			return f.packSearch(a, f.resolver.Autopath(req, resp), req)
 		case done:
 			return a, false

@@ -129,5 +129,6 @@ func (d *differential) ordinaryAnswer(t *testing.T, q fuzzQuery) *dns.Msg {
 	return resp
 }
 
-func (d *differential) ordinaryRcode(t *testing.T, q fuzzQuery) int { return d.ordinaryAnswer(t, q).Rcode }
-
+func (d *differential) ordinaryRcode(t *testing.T, q fuzzQuery) int {
+	return d.ordinaryAnswer(t, q).Rcode
+}

@@ -97,11 +97,16 @@ func (c *Cache) fillSearch(key []byte, q query, client netip.Addr) (entry, bool)
 		e := c.fillRecursive(key, q, a, true)
 		return e, e.wire != ""
 	}
-	e := entry{series: c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF))}
+	e, wire := entry{series: c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF))}, a.Wire
 	if a.SerialIsVersion {
 		e.serialAt = int32(soaSerialAt(a.Wire))
 	}
-	return c.store.keep(key, a.Wire, e, a), true
+	if a.Rotate {
+		if e.rot, wire = rotationOf(a.Wire); wire == nil {
+			return entry{}, false
+		}
+	}
+	return c.store.keep(key, wire, e, a), true
 }
 
 // clientAddr is client's address, if it has one.

@@ -90,6 +90,11 @@ type Answer struct {
 	// search path's CNAME (SearchSource.FillSearch): its TTL is the
 	// zone's and does not age.
 	CNAMEFirst bool
+	// DeniedBelow, if set, says that the answer (NXDOMAIN, without the DO
+	// bit) is the answer to every name at or below this one (lower case,
+	// fully qualified, the question's name or above it) but for the
+	// question, and that a change at or below it is one to Names.
+	DeniedBelow string
 	// SearchNamespace, if set, says that the answer is served to every
 	// client but the pods of this namespace, which get a SearchSource's
 	// FillSearch answer (a pod's first search-path query with autopath).
@@ -132,6 +137,7 @@ type Cache struct {
 	dnssec DNSSECSource // cfg.Source, if it is one
 	store  *Store
 	key    []byte // scratch for the key of the query at hand
+	cutKey []byte // scratch for the keys of the denial entries tried (getDenial)
 	turn   uint32 // replies with a rotation so far
 	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
 	nanos  int64  // the same time in nanoseconds: Recursive answers' TTLs are aged by it
@@ -178,6 +184,7 @@ type entry struct {
 	expires  int64      // Unix time from which it is filled again; 0: never
 	fwd      *forwarded // set for a Recursive answer: who may have it, how its TTLs age
 	searchNS string     // pods of this namespace get another answer (SearchSource); "": none
+	cut      *denial    // set for a denial entry: the answer of every name below its own
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -188,7 +195,8 @@ func NewCache(cfg CacheConfig) *Cache {
 	}
 	dnssec, _ := cfg.Source.(DNSSECSource)
 	recursive, _ := cfg.Source.(RecursiveSource)
-	c := &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+4)}
+	c := &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+4),
+		cutKey: make([]byte, 0, maxNameLen+3)}
 	if search, ok := cfg.Source.(SearchSource); ok {
 		c.search, c.pods = search, map[podKey]bool{}
 	}
@@ -227,8 +235,14 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 		return out, Series{}, false
 	}
 	e, version, found := c.store.get(key, c.now, c.generation)
+	if !found && !q.do {
+		e, c.cutKey, found = c.store.getDenial(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
+	}
 	if !found {
 		e = c.fill(key, q)
+	}
+	if e.cut != nil {
+		return c.appendDenial(out, pkt, q, e, version, stream)
 	}
 	if e.searchNS != "" {
 		if e, ok = c.searchedEntry(e, key, q, client); !ok {
@@ -285,11 +299,17 @@ func (e entry) size(q query, maxUDPSize int, stream bool) (int, bool) {
 	if e.wire == "" {
 		return 0, false
 	}
+	return fitting(len(e.wire), q, maxUDPSize, stream)
+}
+
+// fitting is how much of an answer of size bytes (with its OPT record)
+// answers q, and whether that fits the requester's limit (see size).
+func fitting(size int, q query, maxUDPSize int, stream bool) (int, bool) {
 	if !q.edns {
-		n := len(e.wire) - optLen
+		n := size - optLen
 		return n, stream || n <= minMsgSize
 	}
-	return len(e.wire), stream || len(e.wire) <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
+	return size, stream || size <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
 }
 
 // patch makes the cached answer out the answer to pkt: its ID, RD and CD
@@ -313,6 +333,11 @@ func (c *Cache) fill(key []byte, q query) entry {
 	a, ok := c.ask(presentationName(name), q)
 	if a.Recursive {
 		return c.fillRecursive(key, q, a, ok && c.usable(a.Wire, name, q.do))
+	}
+	if ok && a.DeniedBelow != "" && !q.do && c.usable(a.Wire, name, false) {
+		if e, kept := c.keepDenial(key, q, a); kept {
+			return e
+		}
 	}
 	var wire []byte
 	var e entry

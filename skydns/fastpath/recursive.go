@@ -35,6 +35,14 @@ func (c *Cache) fillRecursive(key []byte, q query, a Answer, usable bool) entry 
 		expires: a.Expires.Unix(),
 		fwd:     &forwarded{stored: a.Stored.UnixNano(), generation: a.Generation, ttls: ttls, hit: a.Hit},
 	}
+	if a.Rotate {
+		// Records of one size keep their TTLs' offsets when turned.
+		rot, wire := rotationOf(a.Wire)
+		if wire == nil || rot.n > 1 && rot.size == 0 {
+			return entry{}
+		}
+		e.rot = rot
+	}
 	return c.store.keep(key, a.Wire, e, a)
 }
 
