@@ -47,18 +47,35 @@ func (c *Cache) searchedEntry(e entry, key []byte, q query, client net.Addr) (en
 		return entry{}, false
 	}
 	if !c.podOf(addr, e.searchNS) {
-		return e, true
+		return e, e.wire != ""
 	}
 	if q.do {
 		return entry{}, false
 	}
 	key = append(key, keySearch)
-	c.key = key
-	found, _, ok := c.store.get(key, c.now, c.generation)
-	if ok {
+	if found, _, ok := c.store.get(key, c.now, c.generation); ok {
 		return found, true
 	}
-	return c.fillSearch(key, q, addr)
+	return c.fillSearch(key, q, addr, e.searchNS)
+}
+
+// podsOwn returns the search answer kept under key for a pod of its
+// namespace, when client is one: the plain answer is not needed.
+func (c *Cache) podsOwn(key []byte, client net.Addr) (entry, bool) {
+	if c.search == nil {
+		return entry{}, false
+	}
+	e, _, found := c.store.get(append(key, keySearch), c.now, c.generation)
+	if !found || !c.isPod(client, e.searchNS) {
+		return entry{}, false
+	}
+	return e, true
+}
+
+// isPod reports whether client is a pod of namespace ns.
+func (c *Cache) isPod(client net.Addr, ns string) bool {
+	addr, known := clientAddr(client)
+	return known && c.search != nil && c.podOf(addr, ns)
 }
 
 // podOf is the source's PodOf, remembered until the next version.
@@ -86,18 +103,19 @@ func (c *Cache) forgetPods(version uint64) {
 
 // fillSearch asks the source for a pod's answer to q and keeps it under
 // key. Not ok, it leaves no marker: the next query asks again.
-func (c *Cache) fillSearch(key []byte, q query, client netip.Addr) (entry, bool) {
+func (c *Cache) fillSearch(key []byte, q query, client netip.Addr, ns string) (entry, bool) {
 	name := key[:q.nameEnd-headerLen]
 	c.cfg.Stats.fill()
 	a, ok := c.search.FillSearch(presentationName(name), q.qtype, client)
 	if !ok || !c.usable(a.Wire, name, false) {
 		return entry{}, false
 	}
+	a.SearchNamespace = ns // podsOwn finds the namespace there
 	if a.Recursive {
 		e := c.fillRecursive(key, q, a, true)
 		return e, e.wire != ""
 	}
-	e, wire := entry{series: c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF))}, a.Wire
+	e, wire := entry{series: c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF)), searchNS: ns}, a.Wire
 	if a.SerialIsVersion {
 		e.serialAt = int32(soaSerialAt(a.Wire))
 	}

@@ -234,20 +234,12 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 	if !ok || (q.do && c.dnssec == nil) {
 		return out, Series{}, false
 	}
-	e, version, found := c.store.get(key, c.now, c.generation)
-	if !found && !q.do {
-		e, c.cutKey, found = c.store.getDenial(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
-	}
-	if !found {
-		e = c.fill(key, q)
+	e, version, ok := c.entryFor(key, q, client)
+	if !ok {
+		return out, Series{}, false
 	}
 	if e.cut != nil {
 		return c.appendDenial(out, pkt, q, e, version, stream)
-	}
-	if e.searchNS != "" {
-		if e, ok = c.searchedEntry(e, key, q, client); !ok {
-			return out, Series{}, false
-		}
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
 	if !fits || (e.fwd != nil && !c.mayRecurse(pkt, client)) {
@@ -267,6 +259,28 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 		e.fwd.serve(resp, c.nanos)
 	}
 	return out, e.series, true
+}
+
+// entryFor returns the entry that answers q, whose cache key is key, from
+// client, and the version the store is at: its own; a pod's search answer
+// (searchedEntry); the denial entry of a name above it (getDenial); or
+// the source's answer. ok is false when the ordinary path must answer.
+func (c *Cache) entryFor(key []byte, q query, client net.Addr) (entry, uint64, bool) {
+	e, version, found := c.store.get(key, c.now, c.generation)
+	if !found && !q.do {
+		if e, found = c.podsOwn(key, client); found {
+			return e, version, true
+		}
+		e, c.cutKey, found = c.store.getDenial(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
+	}
+	if !found {
+		e = c.fill(key, q, client)
+	}
+	if e.searchNS != "" {
+		e, found = c.searchedEntry(e, key, q, client)
+		return e, version, found
+	}
+	return e, version, true
 }
 
 // nextTurn counts a reply with a rotation and returns how many there were.
@@ -327,12 +341,15 @@ func patch(out, pkt []byte, q query) {
 // fill asks the source for the answer of key and stores it, or a marker
 // when the ordinary path must answer. An answer from another version than
 // the store's is served but not kept.
-func (c *Cache) fill(key []byte, q query) entry {
+func (c *Cache) fill(key []byte, q query, client net.Addr) entry {
 	name := key[:q.nameEnd-headerLen]
 	c.cfg.Stats.fill()
 	a, ok := c.ask(presentationName(name), q)
 	if a.Recursive {
 		return c.fillRecursive(key, q, a, ok && c.usable(a.Wire, name, q.do))
+	}
+	if ok && a.SearchNamespace != "" && c.isPod(client, a.SearchNamespace) {
+		return entry{searchNS: a.SearchNamespace} // not kept: the pods of the namespace get their own
 	}
 	if ok && a.DeniedBelow != "" && !q.do && c.usable(a.Wire, name, false) {
 		if e, kept := c.keepDenial(key, q, a); kept {

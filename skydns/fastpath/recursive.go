@@ -31,9 +31,10 @@ func (c *Cache) fillRecursive(key []byte, q query, a Answer, usable bool) entry 
 		return entry{}
 	}
 	e := entry{
-		series:  c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF)),
-		expires: a.Expires.Unix(),
-		fwd:     &forwarded{stored: a.Stored.UnixNano(), generation: a.Generation, ttls: ttls, hit: a.Hit},
+		series:   c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF)),
+		expires:  a.Expires.Unix(),
+		fwd:      &forwarded{stored: a.Stored.UnixNano(), generation: a.Generation, ttls: ttls, hit: a.Hit},
+		searchNS: a.SearchNamespace,
 	}
 	if a.Rotate {
 		// Records of one size keep their TTLs' offsets when turned.
