@@ -62,7 +62,7 @@ func (c *Cache) searchedEntry(e entry, key []byte, q query, client net.Addr) (en
 // podsOwn returns the search answer kept under key for a pod of its
 // namespace, when client is one: the plain answer is not needed.
 func (c *Cache) podsOwn(key []byte, client net.Addr) (entry, bool) {
-	if c.search == nil {
+	if c.search == nil || !c.store.searches.Load() {
 		return entry{}, false
 	}
 	e, _, found := c.store.get(append(key, keySearch), c.now, c.generation)
@@ -111,6 +111,7 @@ func (c *Cache) fillSearch(key []byte, q query, client netip.Addr, ns string) (e
 		return entry{}, false
 	}
 	a.SearchNamespace = ns // podsOwn finds the namespace there
+	c.store.searches.Store(true)
 	if a.Recursive {
 		e := c.fillRecursive(key, q, a, true)
 		return e, e.wire != ""

@@ -137,7 +137,7 @@ type Cache struct {
 	dnssec DNSSECSource // cfg.Source, if it is one
 	store  *Store
 	key    []byte // scratch for the key of the query at hand
-	cutKey []byte // scratch for the keys of the denial entries tried (getDenial)
+	cutKey []byte // scratch for the keys of the denial entries tried (lookup)
 	turn   uint32 // replies with a rotation so far
 	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
 	nanos  int64  // the same time in nanoseconds: Recursive answers' TTLs are aged by it
@@ -155,6 +155,7 @@ type Cache struct {
 type Store struct {
 	maxEntries int
 	seen       atomic.Uint64 // version, readable without mu
+	searches   atomic.Bool   // a pod's search answer was kept (podsOwn looks for them)
 
 	mu       sync.Mutex          // guards the fields below
 	version  uint64              // the Source version the entries are at
@@ -263,15 +264,14 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 
 // entryFor returns the entry that answers q, whose cache key is key, from
 // client, and the version the store is at: its own; a pod's search answer
-// (searchedEntry); the denial entry of a name above it (getDenial); or
-// the source's answer. ok is false when the ordinary path must answer.
+// (searchedEntry); the denial entry of a name at or above it (lookup);
+// or the source's answer. ok is false when the ordinary path must answer.
 func (c *Cache) entryFor(key []byte, q query, client net.Addr) (entry, uint64, bool) {
-	e, version, found := c.store.get(key, c.now, c.generation)
+	e, version, found := c.lookup(key, q)
 	if !found && !q.do {
 		if e, found = c.podsOwn(key, client); found {
 			return e, version, true
 		}
-		e, c.cutKey, found = c.store.getDenial(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
 	}
 	if !found {
 		e = c.fill(key, q, client)
@@ -298,12 +298,18 @@ func (c *Cache) nextTurn() uint32 {
 func (s *Store) get(key []byte, now int64, generation uint64) (entry, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, found := s.getLocked(key, now, generation)
+	return e, s.version, found
+}
+
+// getLocked is get with mu held.
+func (s *Store) getLocked(key []byte, now int64, generation uint64) (entry, bool) {
 	e, found := s.entries[string(key)]
 	if found && (e.expires != 0 && now >= e.expires || e.fwd != nil && e.fwd.generation != generation) {
 		delete(s.entries, string(key)) // its deps and volatile references only cost a fill
-		return entry{}, s.version, false
+		return entry{}, false
 	}
-	return e, s.version, found
+	return e, found
 }
 
 // size is how much of the entry answers q, and whether that fits the

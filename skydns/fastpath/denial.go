@@ -116,11 +116,24 @@ func namePointers(wire []byte, off int, pointers []uint16) (int, []uint16) {
 	return -1, pointers
 }
 
-// getDenial returns the denial entry of a name at or above name (a wire
-// name, lower case) for qtype, using scratch for the keys it tries.
-func (s *Store) getDenial(name []byte, qtype uint16, scratch []byte) (entry, []byte, bool) {
+// lookup returns the entry of key, the key of q, or else (without the DO
+// bit) the denial entry of a name at or above q's, and the version the
+// store is at, under one lock.
+func (c *Cache) lookup(key []byte, q query) (entry, uint64, bool) {
+	s := c.store
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, found := s.getLocked(key, c.now, c.generation)
+	if !found && !q.do {
+		e, c.cutKey, found = s.denialLocked(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
+	}
+	return e, s.version, found
+}
+
+// denialLocked returns the denial entry of a name at or above name (a
+// wire name, lower case) for qtype, using scratch for the keys it tries.
+// mu is held.
+func (s *Store) denialLocked(name []byte, qtype uint16, scratch []byte) (entry, []byte, bool) {
 	for off := 0; name[off] != 0; off += 1 + int(name[off]) {
 		scratch = append(append(scratch[:0], name[off:]...), byte(qtype>>8), byte(qtype), keyDenial)
 		if e, ok := s.entries[string(scratch)]; ok {
