@@ -59,19 +59,6 @@ func (c *Cache) searchedEntry(e entry, key []byte, q query, client net.Addr) (en
 	return c.fillSearch(key, q, addr, e.searchNS)
 }
 
-// podsOwn returns the search answer kept under key for a pod of its
-// namespace, when client is one: the plain answer is not needed.
-func (c *Cache) podsOwn(key []byte, client net.Addr) (entry, bool) {
-	if c.search == nil || !c.store.searches.Load() {
-		return entry{}, false
-	}
-	e, _, found := c.store.get(append(key, keySearch), c.now, c.generation)
-	if !found || !c.isPod(client, e.searchNS) {
-		return entry{}, false
-	}
-	return e, true
-}
-
 // isPod reports whether client is a pod of namespace ns.
 func (c *Cache) isPod(client net.Addr, ns string) bool {
 	addr, known := clientAddr(client)
@@ -110,7 +97,7 @@ func (c *Cache) fillSearch(key []byte, q query, client netip.Addr, ns string) (e
 	if !ok || !c.usable(a.Wire, name, false) {
 		return entry{}, false
 	}
-	a.SearchNamespace = ns // podsOwn finds the namespace there
+	a.SearchNamespace = ns // lookup's caller finds the namespace there
 	c.store.searches.Store(true)
 	if a.Recursive {
 		e := c.fillRecursive(key, q, a, true)

@@ -155,7 +155,7 @@ type Cache struct {
 type Store struct {
 	maxEntries int
 	seen       atomic.Uint64 // version, readable without mu
-	searches   atomic.Bool   // a pod's search answer was kept (podsOwn looks for them)
+	searches   atomic.Bool   // a pod's search answer was kept (lookup looks for them)
 
 	mu       sync.Mutex          // guards the fields below
 	version  uint64              // the Source version the entries are at
@@ -267,11 +267,12 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 // (searchedEntry); the denial entry of a name at or above it (lookup);
 // or the source's answer. ok is false when the ordinary path must answer.
 func (c *Cache) entryFor(key []byte, q query, client net.Addr) (entry, uint64, bool) {
-	e, version, found := c.lookup(key, q)
-	if !found && !q.do {
-		if e, found = c.podsOwn(key, client); found {
+	e, version, searched, found := c.lookup(key, q)
+	if searched {
+		if c.isPod(client, e.searchNS) {
 			return e, version, true
 		}
+		found = false // the plain answer is not kept
 	}
 	if !found {
 		e = c.fill(key, q, client)

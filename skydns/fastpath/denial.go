@@ -116,18 +116,24 @@ func namePointers(wire []byte, off int, pointers []uint16) (int, []uint16) {
 	return -1, pointers
 }
 
-// lookup returns the entry of key, the key of q, or else (without the DO
-// bit) the denial entry of a name at or above q's, and the version the
-// store is at, under one lock.
-func (c *Cache) lookup(key []byte, q query) (entry, uint64, bool) {
+// lookup returns, under one lock, the entry of key, the key of q, or
+// else (without the DO bit) a pod's search answer for q (searched: for
+// the pods of its namespace only), or else the denial entry of a name at
+// or above q's; and the version the store is at.
+func (c *Cache) lookup(key []byte, q query) (e entry, version uint64, searched, found bool) {
 	s := c.store
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, found := s.getLocked(key, c.now, c.generation)
-	if !found && !q.do {
-		e, c.cutKey, found = s.denialLocked(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
+	if e, found = s.getLocked(key, c.now, c.generation); found || q.do {
+		return e, s.version, false, found
 	}
-	return e, s.version, found
+	if c.search != nil && s.searches.Load() {
+		if e, found = s.getLocked(append(key, keySearch), c.now, c.generation); found {
+			return e, s.version, true, true // a search name: no denial covers it
+		}
+	}
+	e, c.cutKey, found = s.denialLocked(key[:q.nameEnd-headerLen], q.qtype, c.cutKey)
+	return e, s.version, false, found
 }
 
 // denialLocked returns the denial entry of a name at or above name (a
