@@ -359,11 +359,18 @@ func (d *differential) update(i int) {
 		return
 	}
 	up := fuzzUpdates[i]
-	ev := contract.Event{Type: contract.Put, Key: contract.Key(contract.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
-	if up.value == "" {
+	d.applyRecord(contract.Key(contract.DefaultPrefix, up.name)+"/"+up.label, up.value)
+}
+
+// applyRecord puts value at key (deletes it when value is "") as the next
+// revision; d.mu is held.
+func (d *differential) applyRecord(key, value string) {
+	m := d.router.mirror
+	ev := contract.Event{Type: contract.Put, Key: key, Value: []byte(value)}
+	if value == "" {
 		ev.Type = contract.Delete
 	}
-	m.apply(contract.Update{Revision: rev, Events: []contract.Event{ev}})
+	m.apply(contract.Update{Revision: m.Snapshot().Revision() + 1, Events: []contract.Event{ev}})
 }
 
 // mustDecline fails when the fast path declined a query over proto it

@@ -53,12 +53,7 @@ func (d *differential) servedTwice(t *testing.T, q fuzzQuery) bool {
 func (d *differential) putRecord(key, value string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := d.router.mirror
-	ev := contract.Event{Type: contract.Put, Key: key, Value: []byte(value)}
-	if value == "" {
-		ev.Type = contract.Delete
-	}
-	m.apply(contract.Update{Revision: m.Snapshot().Revision() + 1, Events: []contract.Event{ev}})
+	d.applyRecord(key, value)
 }
 
 func TestFastPathAutopathMatchesTheOrdinaryPath(t *testing.T) {

@@ -115,14 +115,5 @@ func TestAnsweringAPodsSearchAllocatesNothing(t *testing.T) {
 		t.Skip("the race detector allocates on its own")
 	}
 	_, c := newFakeSearch(5 * time.Second)
-	q := aQuery("WwW.search.", 1232)
-	q.RecursionDesired = true
-	pkt, out := wire{q}.pack(), make([]byte, 0, fakeMaxUDPSize)
-	c.Refresh()
-	if _, _, ok := c.Reply(out, pkt, allowedClient); !ok {
-		t.Fatal("not answered")
-	}
-	if allocs := testing.AllocsPerRun(100, func() { c.Reply(out, pkt, allowedClient) }); allocs != 0 {
-		t.Errorf("a pod's search answer allocates %.1f times, want 0", allocs)
-	}
+	answerAllocatesNothing(t, c, "WwW.search.", "a pod's search answer")
 }
