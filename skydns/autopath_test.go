@@ -62,6 +62,34 @@ func TestAutopath(t *testing.T) {
 	}
 }
 
+// TestAutopathAnswersAreTheFastPaths asks a pod's first search-path
+// query for an external name three times: the first answer is the
+// ordinary path's (the forwarder caches the name), the others the fast
+// path's, with the same CNAME chain, rcode and TTLs no longer.
+func TestAutopathAnswersAreTheFastPaths(t *testing.T) {
+	d := startSearchPathCluster(t, true)
+	const qname = "example.com.shop.svc.cluster.local."
+	first := dnstest.Ask(t, "udp", d.DNSAddr(), qname, dns.TypeA)
+	if msg := answerIs(first, dns.RcodeSuccess, "example.com.", "192.0.2.1"); msg != "" {
+		t.Fatal(msg)
+	}
+	for range 2 {
+		answered, passed := fastCounts(t, d)
+		got := dnstest.Ask(t, "udp", d.DNSAddr(), qname, dns.TypeA)
+		if a, p := fastCounts(t, d); a != answered+1 || p != passed {
+			t.Fatalf("fast path answered %v and passed %v, want %v and %v", a, p, answered+1, passed)
+		}
+		if msg := answerIs(got, first.Rcode, answerData(first)...); msg != "" {
+			t.Fatal(msg)
+		}
+		for i, rr := range got.Answer {
+			if want := first.Answer[i].Header(); rr.Header().Name != want.Name || rr.Header().Ttl > want.Ttl || i == 0 && rr.Header().Ttl != want.Ttl {
+				t.Fatalf("record %d: %v, want %v with the TTL no longer (the CNAME's the same)", i, rr, first.Answer[i])
+			}
+		}
+	}
+}
+
 func TestWithoutAutopathSearchNamesAreNXDOMAIN(t *testing.T) {
 	d := startSearchPathCluster(t, false)
 	if msg := answerIs(dnstest.Ask(t, "udp", d.DNSAddr(), "web.other.shop.svc.cluster.local.", dns.TypeA), dns.RcodeNameError); msg != "" {

@@ -22,8 +22,10 @@ import (
 // cached, the time before the first list (SERVFAIL), answers whose
 // CNAME chain leaves the zones (whether the external target is resolved
 // depends on the client and its RD bit), NXDOMAIN in a zone that falls
-// through (the forwarder may answer it, depending on the client) and, with autopath, NXDOMAIN for names a pod's search path make
-// stay on the ordinary path.
+// through (the forwarder may answer it, depending on the client) stay on
+// the ordinary path. With autopath, the NXDOMAIN for a name a pod's search
+// path makes is served to the clients that are not pods of its namespace;
+// the pods get FillSearch's answer (searchfill.go).
 type cacheFiller struct {
 	resolver   *resolver.Resolver
 	mirror     *Mirror
@@ -105,8 +107,11 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	if external != "" {
 		return a, false
 	}
-	if f.autopath && resp.Rcode == dns.RcodeNameError && f.resolver.MaybeSearchPath(name) {
-		return a, false // a pod's search-path query: the answer depends on who asks
+	if f.autopath && resp.Rcode == dns.RcodeNameError {
+		a.SearchNamespace, _ = f.resolver.SearchNamespace(name) // the namespace's pods get FillSearch's answer
+	}
+	if resp.Rcode == dns.RcodeNameError && !do && a.SearchNamespace == "" {
+		f.denyBelow(&a, snap, zone, name)
 	}
 	if f.passOn.passesOn(zone) && resp.Rcode == dns.RcodeNameError {
 		return a, false // the forwarder may answer it, for a client that may recurse
@@ -136,6 +141,25 @@ func (f *cacheFiller) fillForwarded(name string, qtype uint16, do bool, a fastpa
 	wire, err := cached.Reply.Pack()
 	a.Wire, a.Stored, a.Expires, a.Generation, a.Hit = wire, cached.Stored, cached.Until, cached.Generation, cached.Hit
 	return a, err == nil
+}
+
+// denyBelow lets a, the NXDOMAIN for name, answer every name below the
+// highest name that no record is at or below (resolver.DeniedBelow); with
+// autopath, not where pods' search names may be (their answers depend on
+// who asks).
+func (f *cacheFiller) denyBelow(a *fastpath.Answer, snap *snapshot.Snapshot, zone resolver.ZoneMatch, name string) {
+	cut := f.resolver.DeniedBelow(snap, zone, name)
+	if cut == "" || f.autopath && f.mayBeSearched(cut) {
+		return
+	}
+	a.DeniedBelow, a.Names = cut, appendName(a.Names, cut)
+}
+
+// mayBeSearched reports whether a name below cut may be a pod's search
+// name.
+func (f *cacheFiller) mayBeSearched(cut string) bool {
+	_, ok := f.resolver.SearchNamespace("x.x." + cut)
+	return ok
 }
 
 // plainQuery is the query the fast path answers from its caches for name

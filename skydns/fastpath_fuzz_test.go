@@ -202,18 +202,24 @@ type differential struct {
 }
 
 func newDifferential(tb testing.TB) *differential {
+	return newDifferentialWith(tb, resolver.Config{Zones: []string{"cluster.local."}}, fuzzRecords(), false)
+}
+
+// newDifferentialWith is the two paths over records, with the resolver
+// of cfg, and with autopath if set.
+func newDifferentialWith(tb testing.TB, cfg resolver.Config, records map[string]string, autopath bool) *differential {
 	tb.Helper()
-	res, err := resolver.New(resolver.Config{Zones: []string{"cluster.local."}})
+	res, err := resolver.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	m := NewMirror(contract.DefaultPrefix, nil, slog.New(slog.DiscardHandler))
 	changes := fastpath.NewChanges()
 	m.beforePublish = recordChanges(changes, contract.DefaultPrefix)
-	m.apply(snapshottest.Update(7, fuzzRecords()))
+	m.apply(snapshottest.Update(7, records))
 	fwd := fuzzForwarder(tb)
-	r := &router{resolver: res, mirror: m, forwarder: fwd}
-	f := &cacheFiller{resolver: res, mirror: m, maxUDPSize: dnsserver.DefaultMaxUDPSize, lender: fwd}
+	r := &router{resolver: res, mirror: m, forwarder: fwd, autopath: autopath}
+	f := &cacheFiller{resolver: res, mirror: m, maxUDPSize: dnsserver.DefaultMaxUDPSize, lender: fwd, autopath: autopath}
 	stats := fastpath.NewStats()
 	return &differential{router: r, filler: f, cache: fastpath.NewCache(fastpath.CacheConfig{Source: f, Changes: changes,
 		MaxUDPSize: dnsserver.DefaultMaxUDPSize, MaxEntries: 1000, Stats: stats.NewShard(true)})}
@@ -353,11 +359,18 @@ func (d *differential) update(i int) {
 		return
 	}
 	up := fuzzUpdates[i]
-	ev := contract.Event{Type: contract.Put, Key: contract.Key(contract.DefaultPrefix, up.name) + "/" + up.label, Value: []byte(up.value)}
-	if up.value == "" {
+	d.applyRecord(contract.Key(contract.DefaultPrefix, up.name)+"/"+up.label, up.value)
+}
+
+// applyRecord puts value at key (deletes it when value is "") as the next
+// revision; d.mu is held.
+func (d *differential) applyRecord(key, value string) {
+	m := d.router.mirror
+	ev := contract.Event{Type: contract.Put, Key: key, Value: []byte(value)}
+	if value == "" {
 		ev.Type = contract.Delete
 	}
-	m.apply(contract.Update{Revision: rev, Events: []contract.Event{ev}})
+	m.apply(contract.Update{Revision: m.Snapshot().Revision() + 1, Events: []contract.Event{ev}})
 }
 
 // mustDecline fails when the fast path declined a query over proto it
@@ -369,7 +382,8 @@ func (d *differential) mustDecline(t *testing.T, proto string, q fuzzQuery) {
 		return
 	}
 	req := unpackMsg(t, q.packed)
-	if _, inZone := d.router.resolver.Zone(req.Question[0].Name); !inZone {
+	_, searched := d.router.resolver.SearchNamespace(req.Question[0].Name)
+	if _, inZone := d.router.resolver.Zone(req.Question[0].Name); !inZone || d.router.autopath && searched {
 		d.ordinaryOver(t, proto, q.packed) // as the server would: the forwarder caches it
 		return
 	}

@@ -86,6 +86,19 @@ type Answer struct {
 	Stored     time.Time
 	Generation uint64
 	Hit        func()
+	// CNAMEFirst says that a Recursive answer's first record is the
+	// search path's CNAME (SearchSource.FillSearch): its TTL is the
+	// zone's and does not age.
+	CNAMEFirst bool
+	// DeniedBelow, if set, says that the answer (NXDOMAIN, without the DO
+	// bit) is the answer to every name at or below this one (lower case,
+	// fully qualified, the question's name or above it) but for the
+	// question, and that a change at or below it is one to Names.
+	DeniedBelow string
+	// SearchNamespace, if set, says that the answer is served to every
+	// client but the pods of this namespace, which get a SearchSource's
+	// FillSearch answer (a pod's first search-path query with autopath).
+	SearchNamespace string
 }
 
 // CacheConfig says where a Cache gets its answers and how many it keeps.
@@ -124,12 +137,17 @@ type Cache struct {
 	dnssec DNSSECSource // cfg.Source, if it is one
 	store  *Store
 	key    []byte // scratch for the key of the query at hand
+	cutKey []byte // scratch for the keys of the denial entries tried (lookup)
 	turn   uint32 // replies with a rotation so far
 	now    int64  // Unix time read by Refresh, once per batch: expiries are checked against it
 	nanos  int64  // the same time in nanoseconds: Recursive answers' TTLs are aged by it
 
 	recursive  RecursiveSource // cfg.Source, if it is one
 	generation uint64          // its Generation, read by Refresh
+
+	search SearchSource    // cfg.Source, if it is one
+	pods   map[podKey]bool // its PodOf answers at version podsAt
+	podsAt uint64          //
 }
 
 // Store is the packed answers one or more Caches keep, indexed by what
@@ -137,6 +155,7 @@ type Cache struct {
 type Store struct {
 	maxEntries int
 	seen       atomic.Uint64 // version, readable without mu
+	searches   atomic.Bool   // a pod's search answer was kept (lookup looks for them)
 
 	mu       sync.Mutex          // guards the fields below
 	version  uint64              // the Source version the entries are at
@@ -165,6 +184,8 @@ type entry struct {
 	rot      rotation   // how its records turn between replies
 	expires  int64      // Unix time from which it is filled again; 0: never
 	fwd      *forwarded // set for a Recursive answer: who may have it, how its TTLs age
+	searchNS string     // pods of this namespace get another answer (SearchSource); "": none
+	cut      *denial    // set for a denial entry: the answer of every name below its own
 }
 
 // NewCache returns a Cache, empty unless its Store holds answers.
@@ -175,7 +196,12 @@ func NewCache(cfg CacheConfig) *Cache {
 	}
 	dnssec, _ := cfg.Source.(DNSSECSource)
 	recursive, _ := cfg.Source.(RecursiveSource)
-	return &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+3)}
+	c := &Cache{cfg: cfg, dnssec: dnssec, recursive: recursive, store: store, key: make([]byte, 0, maxNameLen+4),
+		cutKey: make([]byte, 0, maxNameLen+3)}
+	if search, ok := cfg.Source.(SearchSource); ok {
+		c.search, c.pods = search, map[podKey]bool{}
+	}
+	return c
 }
 
 // Len is the number of answers cached, including markers for names the
@@ -209,9 +235,12 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 	if !ok || (q.do && c.dnssec == nil) {
 		return out, Series{}, false
 	}
-	e, version, found := c.store.get(key, c.now, c.generation)
-	if !found {
-		e = c.fill(key, q)
+	e, version, ok := c.entryFor(key, q, client)
+	if !ok {
+		return out, Series{}, false
+	}
+	if e.cut != nil {
+		return c.appendDenial(out, pkt, q, e, version, stream)
 	}
 	n, fits := e.size(q, c.cfg.MaxUDPSize, stream)
 	if !fits || (e.fwd != nil && !c.mayRecurse(pkt, client)) {
@@ -233,6 +262,28 @@ func (c *Cache) appendReply(out, pkt []byte, client net.Addr, stream bool) (_ []
 	return out, e.series, true
 }
 
+// entryFor returns the entry that answers q, whose cache key is key, from
+// client, and the version the store is at: its own; a pod's search answer
+// (searchedEntry); the denial entry of a name at or above it (lookup);
+// or the source's answer. ok is false when the ordinary path must answer.
+func (c *Cache) entryFor(key []byte, q query, client net.Addr) (entry, uint64, bool) {
+	e, version, searched, found := c.lookup(key, q)
+	if searched {
+		if c.isPod(client, e.searchNS) {
+			return e, version, true
+		}
+		found = false // the plain answer is not kept
+	}
+	if !found {
+		e = c.fill(key, q, client)
+	}
+	if e.searchNS != "" {
+		e, found = c.searchedEntry(e, key, q, client)
+		return e, version, found
+	}
+	return e, version, true
+}
+
 // nextTurn counts a reply with a rotation and returns how many there were.
 func (c *Cache) nextTurn() uint32 {
 	if c.cfg.Turns != nil {
@@ -248,12 +299,18 @@ func (c *Cache) nextTurn() uint32 {
 func (s *Store) get(key []byte, now int64, generation uint64) (entry, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, found := s.getLocked(key, now, generation)
+	return e, s.version, found
+}
+
+// getLocked is get with mu held.
+func (s *Store) getLocked(key []byte, now int64, generation uint64) (entry, bool) {
 	e, found := s.entries[string(key)]
 	if found && (e.expires != 0 && now >= e.expires || e.fwd != nil && e.fwd.generation != generation) {
 		delete(s.entries, string(key)) // its deps and volatile references only cost a fill
-		return entry{}, s.version, false
+		return entry{}, false
 	}
-	return e, s.version, found
+	return e, found
 }
 
 // size is how much of the entry answers q, and whether that fits the
@@ -263,11 +320,17 @@ func (e entry) size(q query, maxUDPSize int, stream bool) (int, bool) {
 	if e.wire == "" {
 		return 0, false
 	}
+	return fitting(len(e.wire), q, maxUDPSize, stream)
+}
+
+// fitting is how much of an answer of size bytes (with its OPT record)
+// answers q, and whether that fits the requester's limit (see size).
+func fitting(size int, q query, maxUDPSize int, stream bool) (int, bool) {
 	if !q.edns {
-		n := len(e.wire) - optLen
+		n := size - optLen
 		return n, stream || n <= minMsgSize
 	}
-	return len(e.wire), stream || len(e.wire) <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
+	return size, stream || size <= min(max(int(q.udpSize), minMsgSize), maxUDPSize)
 }
 
 // patch makes the cached answer out the answer to pkt: its ID, RD and CD
@@ -285,12 +348,20 @@ func patch(out, pkt []byte, q query) {
 // fill asks the source for the answer of key and stores it, or a marker
 // when the ordinary path must answer. An answer from another version than
 // the store's is served but not kept.
-func (c *Cache) fill(key []byte, q query) entry {
+func (c *Cache) fill(key []byte, q query, client net.Addr) entry {
 	name := key[:q.nameEnd-headerLen]
 	c.cfg.Stats.fill()
 	a, ok := c.ask(presentationName(name), q)
 	if a.Recursive {
 		return c.fillRecursive(key, q, a, ok && c.usable(a.Wire, name, q.do))
+	}
+	if ok && a.SearchNamespace != "" && c.isPod(client, a.SearchNamespace) {
+		return entry{searchNS: a.SearchNamespace} // not kept: the pods of the namespace get their own
+	}
+	if ok && a.DeniedBelow != "" && !q.do && c.usable(a.Wire, name, false) {
+		if e, kept := c.keepDenial(key, q, a); kept {
+			return e
+		}
 	}
 	var wire []byte
 	var e entry
@@ -305,6 +376,7 @@ func (c *Cache) fill(key []byte, q query) entry {
 		if a.Rotate {
 			e.rot, wire = rotationOf(a.Wire)
 		}
+		e.searchNS = a.SearchNamespace
 	}
 	return c.store.keep(key, wire, e, a)
 }

@@ -34,6 +34,19 @@
 // ordinary path, which refuses or forwards them as before. Each reply
 // counts as a hit of the forwarder's cache.
 //
+// A SearchSource (autopath) makes a second exception: the NXDOMAIN of a
+// name a pod's search path makes names the namespace searched, and is
+// served to every client but that namespace's pods, which get the answer
+// the search reaches (a Recursive one when the forwarder's cache gives it,
+// its CNAME's TTL not aged); whether a client is such a pod is asked once
+// per version and remembered by each Cache.
+//
+// An NXDOMAIN whose Source names a denied name above its question
+// (Answer.DeniedBelow: nothing is at or below it) is kept once, for that
+// name and type, and answers every name below it (RFC 8020): the
+// question is copied in and the compression pointers after it are moved.
+// A change below the denied name drops it, as any answer made from it.
+//
 // The bytes served for a query are the ordinary path's bytes for the same
 // query with its name in lower case, with the ID and the question's case
 // patched. (The ordinary path compresses names case-sensitively, so for a

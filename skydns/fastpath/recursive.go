@@ -3,7 +3,6 @@ package fastpath
 import (
 	"encoding/binary"
 	"net"
-	"net/netip"
 	"time"
 )
 
@@ -25,13 +24,25 @@ type forwarded struct {
 // answers, and fills the forwarder's cache the next fill finds.
 func (c *Cache) fillRecursive(key []byte, q query, a Answer, usable bool) entry {
 	ttls, ok := ttlOffsets(a.Wire)
+	if ok && a.CNAMEFirst {
+		ttls, ok = ttls[1:], len(ttls) > 0
+	}
 	if !usable || !ok || a.Expires.IsZero() || c.recursive == nil {
 		return entry{}
 	}
 	e := entry{
-		series:  c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF)),
-		expires: a.Expires.Unix(),
-		fwd:     &forwarded{stored: a.Stored.UnixNano(), generation: a.Generation, ttls: ttls, hit: a.Hit},
+		series:   c.cfg.Stats.stats.Series(a.Zone, q.qtype, true, int(a.Wire[3]&0xF)),
+		expires:  a.Expires.Unix(),
+		fwd:      &forwarded{stored: a.Stored.UnixNano(), generation: a.Generation, ttls: ttls, hit: a.Hit},
+		searchNS: a.SearchNamespace,
+	}
+	if a.Rotate {
+		// Records of one size keep their TTLs' offsets when turned.
+		rot, wire := rotationOf(a.Wire)
+		if wire == nil || rot.n > 1 && rot.size == 0 {
+			return entry{}
+		}
+		e.rot = rot
 	}
 	return c.store.keep(key, a.Wire, e, a)
 }
@@ -43,8 +54,8 @@ func (c *Cache) mayRecurse(pkt []byte, client net.Addr) bool {
 	if pkt[2]&bitRD == 0 || pkt[3]&(bitCD|bitAD) != 0 {
 		return false
 	}
-	a, ok := client.(interface{ AddrPort() netip.AddrPort })
-	return ok && c.recursive.RecursionAllowed(a.AddrPort().Addr().Unmap())
+	addr, ok := clientAddr(client)
+	return ok && c.recursive.RecursionAllowed(addr)
 }
 
 // serve ages the TTLs of resp, the entry's answer, to now (Unix

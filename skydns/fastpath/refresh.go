@@ -19,6 +19,7 @@ func (c *Cache) Refresh() {
 		c.generation = c.recursive.Generation()
 	}
 	v := c.cfg.Source.Version()
+	c.forgetPods(v)
 	if v == c.store.seen.Load() {
 		return
 	}

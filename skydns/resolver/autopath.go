@@ -29,14 +29,21 @@ func (r *Resolver) SearchPath(snap *snapshot.Snapshot, qname string, client neti
 	return []string{base + ".svc." + zone, base + "." + zone, base + "."}, true
 }
 
-// MaybeSearchPath reports whether SearchPath may hold for qname from some
-// client: the answer to qname depends on who asks.
-func (r *Resolver) MaybeSearchPath(qname string) bool {
+// SearchNamespace reports whether SearchPath may hold for qname from some
+// client, and for the pods of which namespace: the answer to qname
+// depends on who asks.
+func (r *Resolver) SearchNamespace(qname string) (ns string, ok bool) {
 	if r.pods != PodsVerified || r.podZone == "" {
-		return false
+		return "", false
 	}
-	_, _, ok := splitSearchName(lowerFqdn(qname), "svc."+strings.TrimPrefix(r.podZone, "pod."))
-	return ok
+	_, ns, ok = splitSearchName(lowerFqdn(qname), "svc."+strings.TrimPrefix(r.podZone, "pod."))
+	return ns, ok
+}
+
+// PodOf reports whether client is a pod of namespace ns, as SearchPath
+// checks it.
+func (r *Resolver) PodOf(snap *snapshot.Snapshot, client netip.Addr, ns string) bool {
+	return r.pods == PodsVerified && r.podZone != "" && r.isPodOf(snap, client.Unmap(), ns, strings.TrimPrefix(r.podZone, "pod."))
 }
 
 // splitSearchName splits <base>.<ns>.<domain> into base and ns.
