@@ -79,6 +79,11 @@ func parse(args []string) (options, error) {
 	if o.services < 1 || o.endpoints < 1 || o.endpoints > 250 {
 		return o, fmt.Errorf("--services %d --endpoints %d: want at least 1 of each, at most 250 endpoints", o.services, o.endpoints)
 	}
+	if o.coredns != "" {
+		if info, err := os.Stat(o.coredns); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+			return o, fmt.Errorf("--coredns %s: want an executable CoreDNS binary (make coredns)", o.coredns)
+		}
+	}
 	o.extra = fs.Args()
 	return o, nil
 }
