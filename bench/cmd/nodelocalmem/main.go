@@ -10,7 +10,11 @@
 // runtime's figures from /metrics, and the in-use heap by function from
 // /debug/pprof/heap (go tool pprof -top).
 //
-//	nodelocalmem --skydns bin/skydns --services 10000 --endpoints 5 [-- extra skydns flags]
+// With --coredns it then measures, in the same run and with the same
+// names asked, CoreDNS configured as NodeLocal DNSCache configures it
+// (nodelocalcache.go), and prints the two side by side.
+//
+//	nodelocalmem --skydns bin/skydns --services 10000 --endpoints 5 [--coredns bin/coredns] [-- extra skydns flags]
 package main
 
 import (
@@ -45,6 +49,7 @@ type options struct {
 	services  int
 	endpoints int
 	goMemLim  string
+	coredns   string // CoreDNS binary to run as NodeLocal DNSCache; empty: skydns alone
 	extra     []string
 }
 
@@ -67,11 +72,17 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.services, "services", 10000, "headless Services")
 	fs.IntVar(&o.endpoints, "endpoints", 5, "ready endpoints per Service")
 	fs.StringVar(&o.goMemLim, "gomemlimit", "", "GOMEMLIMIT for skydns (empty: none)")
+	fs.StringVar(&o.coredns, "coredns", "", "CoreDNS binary to measure as NodeLocal DNSCache after skydns, asked the same names (empty: skydns alone)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.services < 1 || o.endpoints < 1 || o.endpoints > 250 {
 		return o, fmt.Errorf("--services %d --endpoints %d: want at least 1 of each, at most 250 endpoints", o.services, o.endpoints)
+	}
+	if o.coredns != "" {
+		if info, err := os.Stat(o.coredns); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+			return o, fmt.Errorf("--coredns %s: want an executable CoreDNS binary (make coredns)", o.coredns)
+		}
 	}
 	o.extra = fs.Args()
 	return o, nil
@@ -92,34 +103,81 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if err := load(ctx, etcd.ClientURL(), kvs); err != nil {
 		return err
 	}
-	dnsAddr, httpAddr := freeAddr(), freeAddr()
-	cmd := exec.Command(o.skydns, append([]string{"--etcd-endpoints=" + etcd.ClientURL(), "--zone=cluster.local",
-		"--dns-addr=" + dnsAddr, "--http-addr=" + httpAddr, "--pprof"}, o.extra...)...)
-	cmd.Stderr = io.Discard
-	if o.goMemLim != "" {
-		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+o.goMemLim)
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	if err := waitAnswer(dnsAddr, names[len(names)-1], 5*time.Minute); err != nil {
-		return err
-	}
-	ready := time.Since(start)
-	if err := askAll(dnsAddr, names); err != nil {
-		return err
-	}
-	m, err := measure(cmd.Process.Pid, httpAddr, o.skydns)
+	heapFile := filepath.Join(dir, "heap.pb.gz")
+	sky, err := measureSkydns(o, etcd.ClientURL(), names, heapFile)
 	if err != nil {
 		return err
 	}
-	heapFile := filepath.Join(dir, "heap.pb.gz")
-	if err := debughttp.Fetch(context.Background(), "http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile); err != nil {
+	if err := report(out, o, sky, heapFile, len(kvs), gendata.RawBytes(kvs)); err != nil {
 		return err
 	}
-	return report(out, o, m, heapFile, len(kvs), gendata.RawBytes(kvs), ready)
+	if o.coredns == "" {
+		return nil
+	}
+	cache, err := measureNodeLocalCache(o, etcd.ClientURL(), names, dir)
+	if err != nil {
+		return err
+	}
+	return reportSideBySide(out, o, sky, cache)
+}
+
+// measureSkydns runs node-local skydns reading etcdURL, waits until it
+// answers the last name, asks every name once, measures it, writes its
+// heap profile to heapFile and stops it.
+func measureSkydns(o options, etcdURL string, names []string, heapFile string) (measured, error) {
+	dnsAddr, httpAddr := freeAddr(), freeAddr()
+	var env []string
+	if o.goMemLim != "" {
+		env = []string{"GOMEMLIMIT=" + o.goMemLim}
+	}
+	p, err := startProcess(o.skydns, append([]string{"--etcd-endpoints=" + etcdURL, "--zone=cluster.local",
+		"--dns-addr=" + dnsAddr, "--http-addr=" + httpAddr, "--pprof"}, o.extra...), env)
+	if err != nil {
+		return measured{}, err
+	}
+	defer p.stop()
+	m, err := askAndMeasure(p, dnsAddr, httpAddr, names)
+	if err != nil {
+		return m, err
+	}
+	return m, debughttp.Fetch(context.Background(), "http://"+httpAddr+"/debug/pprof/heap?gc=1", heapFile)
+}
+
+// process is a started server binary.
+type process struct {
+	cmd    *exec.Cmd
+	binary string
+	start  time.Time
+}
+
+// startProcess starts binary with args, and env added to this process's
+// environment; its output is discarded.
+func startProcess(binary string, args, env []string) (*process, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Stderr = io.Discard
+	cmd.Env = append(os.Environ(), env...)
+	p := &process{cmd: cmd, binary: binary, start: time.Now()}
+	return p, cmd.Start()
+}
+
+// stop kills the process and waits for it.
+func (p *process) stop() { _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() }
+
+// askAndMeasure waits until the server at dnsAddr answers the last name,
+// asks every name once, and measures the process, whose Go gauges are at
+// metricsAddr's /metrics.
+func askAndMeasure(p *process, dnsAddr, metricsAddr string, names []string) (measured, error) {
+	if err := waitAnswer(dnsAddr, names[len(names)-1], 5*time.Minute); err != nil {
+		return measured{}, err
+	}
+	ready := time.Since(p.start)
+	asked := time.Now()
+	if err := askAll(dnsAddr, names); err != nil {
+		return measured{}, err
+	}
+	m, err := measure(p.cmd.Process.Pid, metricsAddr, p.binary)
+	m.ready, m.asking = ready, time.Since(asked)
+	return m, err
 }
 
 // measured is what /proc and /metrics said of skydns after the names were
@@ -128,6 +186,8 @@ type measured struct {
 	status, smaps map[string]int64
 	exe           map[string]int64 // resident bytes of the binary's mappings, by permissions
 	gm            map[string]float64
+	ready         time.Duration // from start to the first answer of the last name
+	asking        time.Duration // asking every name once
 }
 
 func measure(pid int, httpAddr, binary string) (measured, error) {
@@ -224,7 +284,7 @@ func waitAnswer(server, name string, within time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("skydns did not answer %s within %s: %w", name, within, err)
+			return fmt.Errorf("%s did not answer %s within %s: %w", server, name, within, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -273,7 +333,8 @@ func procFields(file string) (map[string]int64, error) {
 	return out, s.Err()
 }
 
-// goMetrics reads the go_memstats and go_gc gauges of skydns's /metrics.
+// goMetrics reads the go_memstats and go_gc gauges of a process's
+// /metrics, and CoreDNS's cache sizes (coredns_cache_entries, by labels).
 func goMetrics(httpAddr string) (map[string]float64, error) {
 	resp, err := http.Get("http://" + httpAddr + "/metrics")
 	if err != nil {
@@ -285,7 +346,7 @@ func goMetrics(httpAddr string) (map[string]float64, error) {
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()
-		if !strings.HasPrefix(line, "go_memstats_") && !strings.HasPrefix(line, "go_gc_gomemlimit") {
+		if !strings.HasPrefix(line, "go_memstats_") && !strings.HasPrefix(line, "go_gc_gomemlimit") && !strings.HasPrefix(line, "coredns_cache_entries{") {
 			continue
 		}
 		name, value, ok := strings.Cut(line, " ")
@@ -296,7 +357,7 @@ func goMetrics(httpAddr string) (map[string]float64, error) {
 	return out, s.Err()
 }
 
-func report(out io.Writer, o options, m measured, heapFile string, keys, rawBytes int, ready time.Duration) error {
+func report(out io.Writer, o options, m measured, heapFile string, keys, rawBytes int) error {
 	status, smaps, gm := m.status, m.smaps, m.gm
 	mib := func(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
 	info, err := os.Stat(o.skydns)
@@ -304,7 +365,7 @@ func report(out io.Writer, o options, m measured, heapFile string, keys, rawByte
 		return err
 	}
 	fmt.Fprintf(out, "%d headless Services × %d endpoints: %d etcd keys, %d bytes of keys and values; skydns %s (%s), flags %q, GOMEMLIMIT %q; answered the last name %s after start\n\n",
-		o.services, o.endpoints, keys, rawBytes, o.skydns, mib(float64(info.Size())), o.extra, o.goMemLim, ready.Round(10*time.Millisecond))
+		o.services, o.endpoints, keys, rawBytes, o.skydns, mib(float64(info.Size())), o.extra, o.goMemLim, m.ready.Round(10*time.Millisecond))
 	fmt.Fprintln(out, "| what | bytes |")
 	fmt.Fprintln(out, "|---|---|")
 	rows := []struct {
