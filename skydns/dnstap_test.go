@@ -11,8 +11,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/freeport"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -115,7 +115,7 @@ func TestDnstapDropsWhatTheQueueCannotHoldWithoutDelayingAnswers(t *testing.T) {
 }
 
 func TestDnstapReachesAReaderOverTCP(t *testing.T) {
-	addr := harness.HostPort(harness.FreePort(t))
+	addr := freeport.HostPort(freeport.Port(t))
 	out := filepath.Join(t.TempDir(), "tcp.json")
 	reader := &tapReader{cmd: exec.Command(buildDnstap(t), "-l", addr, "-j", "-w", out), out: out}
 	reader.start(t)

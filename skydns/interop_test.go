@@ -15,8 +15,8 @@ import (
 
 	"github.com/kubesky/kubesky/contract"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/freeport"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -188,7 +188,7 @@ func startCoreDNS(t *testing.T, binary, etcdURL string) string {
 // probe (whatever the rcode).
 func runCoreDNS(t *testing.T, binary string, corefile func(port int) string, probe string) string {
 	t.Helper()
-	port := harness.FreePort(t)
+	port := freeport.Port(t)
 	path := filepath.Join(t.TempDir(), "Corefile")
 	if err := os.WriteFile(path, []byte(corefile(port)), 0o644); err != nil {
 		t.Fatal(err)

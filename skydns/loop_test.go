@@ -14,8 +14,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/freeport"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -38,7 +38,7 @@ func startUnboundForwardingTo(t *testing.T, target int) string {
 	t.Helper()
 	bin := need(t, "unbound", "unbound")
 	dir := t.TempDir()
-	port := harness.FreePort(t)
+	port := freeport.Port(t)
 	conf := filepath.Join(dir, "unbound.conf")
 	if err := os.WriteFile(conf, fmt.Appendf([]byte(unboundServer(port, dir)), unboundLoopConf, target), 0o600); err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func startUnboundForwardingTo(t *testing.T, target int) string {
 // zone and the names its other upstream serves, and reports the loop in
 // its log, a metric and /readyz/forward, but stays ready.
 func TestAForwardingLoopThroughUnboundIsFoundAndCut(t *testing.T) {
-	skydnsPort := harness.FreePort(t)
+	skydnsPort := freeport.Port(t)
 	unbound := startUnboundForwardingTo(t, skydnsPort)
 	clean := fakeUpstream(t, "192.0.2.1")
 

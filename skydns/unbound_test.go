@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kubesky/kubesky/integration/harness"
+	"github.com/kubesky/kubesky/internal/freeport"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -57,7 +57,7 @@ func startUnboundDoT(t *testing.T, certFile, keyFile string) string {
 	t.Helper()
 	bin := need(t, "unbound", "unbound")
 	dir := t.TempDir()
-	port := harness.FreePort(t)
+	port := freeport.Port(t)
 	conf := filepath.Join(dir, "unbound.conf")
 	if err := os.WriteFile(conf, fmt.Appendf([]byte(unboundServer(port, dir)), unboundDoTConf, port, keyFile, certFile), 0o600); err != nil {
 		t.Fatal(err)

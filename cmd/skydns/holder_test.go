@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/kubesky/kubesky/internal/gotool"
 )
 
 // holderBinary builds ../skydns-holder into the tests' build directory.
@@ -15,7 +17,7 @@ func holderBinary(t *testing.T) string {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	bin := filepath.Join(buildDir, "skydns-holder")
-	if out, err := exec.Command(goTool(), "build", "-o", bin, "../skydns-holder").CombinedOutput(); err != nil {
+	if out, err := gotool.Command("build", "-o", bin, "../skydns-holder").CombinedOutput(); err != nil {
 		t.Fatalf("go build ../skydns-holder: %v\n%s", err, out)
 	}
 	return bin

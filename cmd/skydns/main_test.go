@@ -22,6 +22,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/gotool"
 	"github.com/kubesky/kubesky/internal/polltest"
 	"github.com/kubesky/kubesky/skydns/dnssec"
 )
@@ -61,7 +62,7 @@ func skydnsBinaryTagged(t *testing.T, tags string) string {
 		buildDir = dir
 	}
 	bin := filepath.Join(buildDir, "skydns"+strings.ReplaceAll(tags, ",", "-"))
-	out, err := exec.Command(goTool(), "build", "-tags", tags, "-ldflags", stampVersion, "-o", bin, ".").CombinedOutput()
+	out, err := gotool.Command("build", "-tags", tags, "-ldflags", stampVersion, "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build -tags %q: %v\n%s", tags, err, out)
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
-	"github.com/kubesky/kubesky/integration/harness"
 	"github.com/kubesky/kubesky/internal/dnstest"
+	"github.com/kubesky/kubesky/internal/freeport"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -31,7 +31,7 @@ func TestASecondaryFollowsTheZoneThroughNotify(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	key := "/skydns/local/cluster/svc/default/web/a1"
 	etcd.Put(t, key, `{"host":"10.96.0.1"}`)
-	knotPort := strconv.Itoa(harness.FreePort(t))
+	knotPort := strconv.Itoa(freeport.Port(t))
 	_, _, dnsAddr, _ := startBinary(t, skydnsBinary(t), nil, "--etcd-endpoints", etcd.ClientURL(),
 		"--transfer-to", "127.0.0.1", "--notify", "127.0.0.1:"+knotPort, "--ns-addrs", "10.96.0.10")
 	knot := startKnot(t, knotd, knotPort, dnsAddr)

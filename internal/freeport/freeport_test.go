@@ -1,20 +1,20 @@
-package harness
+package freeport
 
 import (
 	"net"
 	"testing"
 )
 
-// TestFreePortIsBelowTheEphemeralRangeAndFree: the port FreePort returns
+// TestPortIsBelowTheEphemeralRangeAndFree: the port Port returns
 // is one the kernel would never hand out on its own, and binds on TCP and
 // UDP.
-func TestFreePortIsBelowTheEphemeralRangeAndFree(t *testing.T) {
+func TestPortIsBelowTheEphemeralRangeAndFree(t *testing.T) {
 	low := ephemeralLow()
 	if low <= minDrawnPort {
-		t.Skipf("the ephemeral range starts at %d, leaving no room above %d: FreePort lets the kernel pick", low, minDrawnPort)
+		t.Skipf("the ephemeral range starts at %d, leaving no room above %d: Port lets the kernel pick", low, minDrawnPort)
 	}
 	for range 20 {
-		port := FreePort(t)
+		port := Port(t)
 		if port < minDrawnPort || port >= low {
 			t.Fatalf("port %d, want it in [%d, %d)", port, minDrawnPort, low)
 		}
@@ -31,14 +31,14 @@ func TestFreePortIsBelowTheEphemeralRangeAndFree(t *testing.T) {
 	}
 }
 
-// TestFreePortNeverHandsOutAPortTwice: ports drawn while nothing listens
+// TestPortNeverHandsOutAPortTwice: ports drawn while nothing listens
 // on them yet (a cluster's members before they start) are all different;
 // 500 draws from the ~12,000 ports below the ephemeral range would repeat
 // one with near certainty without the record of those handed out.
-func TestFreePortNeverHandsOutAPortTwice(t *testing.T) {
+func TestPortNeverHandsOutAPortTwice(t *testing.T) {
 	seen := map[int]bool{}
 	for range 500 {
-		port := FreePort(t)
+		port := Port(t)
 		if seen[port] {
 			t.Fatalf("port %d handed out twice", port)
 		}
