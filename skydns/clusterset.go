@@ -15,7 +15,7 @@ import (
 )
 
 // clustersetZone answers clusterset.local from its own list-then-watch of
-// --clusterset-prefix (docs/multicluster.md).
+// --clusterset-prefix (docs/clusterset.md).
 type clustersetZone struct {
 	prefix string
 	ttl    uint32
