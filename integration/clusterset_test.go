@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,9 +25,25 @@ import (
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
-// clustersetLease is the clusterset lease TTL the test's kube2sky use: a
-// stopped cluster's exports must be gone within it (and a margin).
-const clustersetLease = 3 * time.Second
+// clustersetLease is the clusterset lease TTL the test's kube2sky use, 3 s
+// unless KUBESKY_CLUSTERSET_LEASE gives another (the default, 12s, to
+// measure it): a stopped cluster's exports must be gone within it (and a
+// margin).
+var clustersetLease = leaseFromEnv("KUBESKY_CLUSTERSET_LEASE", 3*time.Second)
+
+// leaseFromEnv is the duration the environment variable name holds, or
+// def when it is unset; a value that is not a duration stops the tests.
+func leaseFromEnv(name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		panic(fmt.Sprintf("%s=%q: want a positive duration such as 12s", name, v))
+	}
+	return d
+}
 
 // mcsCluster is one cluster of the clusterset: its own etcd and
 // kube-apiserver, the MCS CRDs, and a kube2sky publishing into the broker.
