@@ -9,8 +9,8 @@ import (
 // TestChartReadsCoreDNSsConfigMap renders the chart as docs/migrate.md
 // installs it in place of CoreDNS: skydns reads the Corefile from CoreDNS's
 // ConfigMap (and no --zone or --lameduck that could disagree with it),
-// kube2sky its hosts entries, which its Role may read, and the Service is
-// kept on uninstall.
+// kube2sky its own settings from it and its hosts entries, which its Role
+// may read, and the Service is kept on uninstall.
 func TestChartReadsCoreDNSsConfigMap(t *testing.T) {
 	values := map[string]any{
 		"coreDNS": map[string]any{"configMap": "coredns", "hostsDomain": "example.corp"},
@@ -40,10 +40,16 @@ func TestChartReadsCoreDNSsConfigMap(t *testing.T) {
 				t.Errorf("no volume of the ConfigMap coredns:\n%s", got)
 			}
 			kube2sky := stringList(container(t, kube2skyPod, "kube2sky")["args"])
-			for _, want := range []string{"--hosts-configmap=kube-system/coredns", "--hosts-domain=example.corp"} {
+			for _, want := range []string{"--corefile=/etc/coredns/Corefile", "--hosts-configmap=kube-system/coredns", "--hosts-domain=example.corp"} {
 				if !slices.Contains(kube2sky, want) {
 					t.Errorf("kube2sky args %q, want %s", kube2sky, want)
 				}
+			}
+			if got := toYAMLValue(container(t, kube2skyPod, "kube2sky")["volumeMounts"]); !strings.Contains(got, "mountPath: /etc/coredns") {
+				t.Errorf("kube2sky mounts no Corefile:\n%s", got)
+			}
+			if got := toYAMLValue(podTemplate(t, kube2skyPod).Object["spec"].(map[string]any)["volumes"]); !strings.Contains(got, "name: coredns") {
+				t.Errorf("kube2sky's pod has no volume of the ConfigMap coredns:\n%s", got)
 			}
 			if got := toYAMLValue(objs["Role/kube-system/kubesky-kube-dns-config"].Object["rules"]); !strings.Contains(got, "- coredns") {
 				t.Errorf("kube2sky's Role cannot read the ConfigMap coredns:\n%s", got)

@@ -34,6 +34,9 @@ type Config struct {
 	Etcd       etcdstore.ClientOptions
 	// Zone is the cluster domain, e.g. cluster.local.
 	Zone string
+	// Corefile, if set, is a CoreDNS Corefile whose kube2sky settings are
+	// taken as flags (read once, at start).
+	Corefile string
 	// Prefix is the etcd key prefix of the records.
 	Prefix string
 	// HTTPAddr is where /healthz, /readyz and /metrics listen.
@@ -110,6 +113,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	c.Etcd.AddFlags(fs)
 	fs.StringVar(&c.Zone, "zone", c.Zone, "cluster domain the records are written for")
+	fs.StringVar(&c.Corefile, "corefile", c.Corefile, "a CoreDNS Corefile whose kube2sky settings (the kubernetes plugin's pods, ttl, namespaces, endpoint_pod_names, ignore empty_service; the hosts entries' domain) are taken as flags, at start; a flag also given must agree")
 	fs.StringVar(&c.Prefix, "prefix", c.Prefix, "etcd key prefix of the records")
 	fs.StringVar(&c.Clusterset.Prefix, "clusterset-prefix", c.Clusterset.Prefix, "etcd key prefix of the Multi-Cluster Services records (e.g. /clusterset): publish this cluster's ServiceExports there (empty: none)")
 	fs.StringVar(&c.Clusterset.ClusterID, "cluster-id", c.Clusterset.ClusterID, "this cluster's ID in the clusterset, a DNS label (empty: the ClusterProperty cluster.clusterset.k8s.io)")
@@ -141,6 +145,9 @@ func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
 		return fmt.Errorf("unexpected argument %q (every setting is a --flag)", fs.Arg(0))
 	}
 	if err := flagenv.Apply(fs, EnvPrefix); err != nil {
+		return err
+	}
+	if err := c.applyCorefile(fs); err != nil {
 		return err
 	}
 	return c.Validate()

@@ -32,19 +32,11 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	if err != nil {
 		return fmt.Errorf("--corefile: %w", err)
 	}
-	flags := corefileFlags(plan.Settings)
-	for _, f := range flags {
-		if err := checkGiven(fs, f); err != nil {
-			return err
-		}
-	}
 	state := &corefileState{path: c.Corefile, opts: opts, text: text, settings: plan.Settings,
 		base: cloneForward(c.Forward), given: map[string]bool{}}
 	fs.Visit(func(f *pflag.Flag) { state.given[f.Name] = true })
-	for _, f := range flags {
-		if err := setCorefileFlag(fs, f); err != nil {
-			return err
-		}
+	if err := corefile.ApplyFlags(fs, plan, "skydns"); err != nil {
+		return err
 	}
 	c.corefileKube2sky = plan.Flags("kube2sky")
 	c.corefile = state
@@ -96,9 +88,9 @@ func (s *corefileState) reload(text []byte) (forward.Config, []corefile.Setting,
 func changedFlags(old, new []corefile.Setting) []string {
 	before, after := flagValues(old), flagValues(new)
 	var out []string
-	for _, f := range corefileFlags(append(slices.Clone(old), new...)) {
-		if before[f.name] != after[f.name] {
-			out = append(out, f.name)
+	for _, f := range corefile.DaemonFlags(append(slices.Clone(old), new...), "skydns") {
+		if before[f.Name] != after[f.Name] {
+			out = append(out, f.Name)
 		}
 	}
 	return out
@@ -107,8 +99,8 @@ func changedFlags(old, new []corefile.Setting) []string {
 // flagValues are the skydns settings' values by flag, repeated ones joined.
 func flagValues(settings []corefile.Setting) map[string]string {
 	out := map[string]string{}
-	for _, f := range corefileFlags(settings) {
-		out[f.name] = strings.Join(f.values, "\n")
+	for _, f := range corefile.DaemonFlags(settings, "skydns") {
+		out[f.Name] = strings.Join(f.Values, "\n")
 	}
 	return out
 }
@@ -119,76 +111,13 @@ func forwardWith(base forward.Config, settings []corefile.Setting) (forward.Conf
 	cfg := cloneForward(base)
 	fs := pflag.NewFlagSet("corefile", pflag.ContinueOnError)
 	cfg.AddFlags(fs)
-	for _, f := range corefileFlags(settings) {
-		if !slices.Contains(forward.ReloadFlags, f.name) {
+	for _, f := range corefile.DaemonFlags(settings, "skydns") {
+		if !slices.Contains(forward.ReloadFlags, f.Name) {
 			continue
 		}
-		if err := setCorefileFlag(fs, f); err != nil {
+		if err := corefile.SetFlag(fs, f); err != nil {
 			return forward.Config{}, err
 		}
 	}
 	return cfg, cfg.Validate()
-}
-
-// corefileFlag is one skydns flag a Corefile sets, with all its values.
-type corefileFlag struct {
-	name   string
-	values []string
-	line   int
-}
-
-// corefileFlags gathers a plan's skydns settings by flag, in order.
-func corefileFlags(settings []corefile.Setting) []*corefileFlag {
-	var out []*corefileFlag
-	byName := map[string]*corefileFlag{}
-	for _, s := range settings {
-		if s.Daemon != "skydns" {
-			continue
-		}
-		f, ok := byName[s.Flag]
-		if !ok {
-			f = &corefileFlag{name: s.Flag, line: s.Line}
-			byName[s.Flag] = f
-			out = append(out, f)
-		}
-		f.values = append(f.values, s.Value)
-	}
-	return out
-}
-
-// checkGiven refuses a flag the command line or the environment gave
-// another value than the Corefile does.
-func checkGiven(fs *pflag.FlagSet, f *corefileFlag) error {
-	flag := fs.Lookup(f.name)
-	if flag == nil {
-		return fmt.Errorf("--corefile: line %d sets --%s, which skydns does not have", f.line, f.name)
-	}
-	if !flag.Changed {
-		return nil
-	}
-	given, want := flag.Value.String(), strings.Join(f.values, ",")
-	if slice, ok := flag.Value.(pflag.SliceValue); ok {
-		given = strings.Join(slice.GetSlice(), ",")
-	}
-	if given == want {
-		return nil
-	}
-	where := fmt.Sprintf("line %d", f.line)
-	if f.line == 0 {
-		where = "CoreDNS's default where it says nothing"
-	}
-	return fmt.Errorf("--%s: given as %q, but the --corefile asks for %q (%s): give it in one place", f.name, given, want, where)
-}
-
-// setCorefileFlag sets a flag not given otherwise to the Corefile's values.
-func setCorefileFlag(fs *pflag.FlagSet, f *corefileFlag) error {
-	if fs.Lookup(f.name).Changed {
-		return nil
-	}
-	for _, v := range f.values {
-		if err := fs.Set(f.name, v); err != nil {
-			return fmt.Errorf("--corefile: line %d: --%s=%s: %w", f.line, f.name, v, err)
-		}
-	}
-	return nil
 }

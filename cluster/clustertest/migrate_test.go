@@ -14,7 +14,8 @@ import (
 )
 
 // migrateCorefile is a kubeadm Corefile as an operator customises it: hosts
-// entries (inline, and in a file that is a key of its ConfigMap), two
+// entries (inline, and in a file that is a key of its ConfigMap), verified
+// pod names and endpoints named by their pods (kube2sky's settings), two
 // rewrites, a template, loadbalance and a stub domain.
 const migrateCorefile = `.:53 {
     errors
@@ -32,7 +33,8 @@ const migrateCorefile = `.:53 {
         rcode NXDOMAIN
     }
     kubernetes cluster.local in-addr.arpa ip6.arpa {
-        pods insecure
+        pods verified
+        endpoint_pod_names
         fallthrough in-addr.arpa ip6.arpa
         ttl 30
     }
@@ -83,6 +85,9 @@ func migrateFromCoreDNS(t *testing.T, c *cluster.Cluster) {
 	waitPodsReady(t, c, "glibc")
 	deployCoreDNS(t, c)
 	before := askAll(t, c)
+	if own := before["own pod name A"]; !strings.HasPrefix(own, "NOERROR; ") || !strings.Contains(own, " a ") {
+		t.Fatalf("CoreDNS answered the asking pod's own verified name with %q, want its address", own)
+	}
 	t.Run("to kubesky, reading CoreDNS's ConfigMap, under load", func(t *testing.T) {
 		busyboxLookups(t, c, "load-migrate-to", func() {
 			for _, annotate := range [][]string{
@@ -212,6 +217,10 @@ func waitCoreDNS(t *testing.T, c *cluster.Cluster, replicas int) {
 	})
 }
 
+// scriptedQuestions are the questions askAll asks besides migrateQuestions:
+// the asking pod's own name, a pod name no pod has, and a search-path name.
+const scriptedQuestions = 3
+
 // askAll asks every migrateQuestion from the glibc pod with dig, through
 // the kube-dns Service, and returns each answer as "rcode; records",
 // records sorted, without their TTLs (the servers' caches age them apart).
@@ -221,6 +230,9 @@ func askAll(t *testing.T, c *cluster.Cluster) map[string]string {
 	for _, q := range migrateQuestions {
 		fmt.Fprintf(&script, "echo '== %s %s'; dig +tries=2 +time=2 +noall +comments +answer %s %s;", q[0], q[1], q[0], q[1])
 	}
+	// The asking pod's own name and one no pod has: verified pod names need kube2sky's pod records.
+	script.WriteString("p=$(hostname -i | awk '{print $1}' | tr . -); echo '== own pod name A'; dig +tries=2 +time=2 +noall +comments +answer $p.default.pod.cluster.local A;")
+	script.WriteString("echo '== 1-2-3-4.default.pod.cluster.local A'; dig +tries=2 +time=2 +noall +comments +answer 1-2-3-4.default.pod.cluster.local A;")
 	script.WriteString("echo '== search web'; getent hosts web")
 	return parseAnswers(execIn(t, c, "glibc", "sh", "-c", script.String()))
 }
@@ -259,8 +271,8 @@ func parseAnswers(out string) map[string]string {
 // compareAnswers fails t for each question answered otherwise than before.
 func compareAnswers(t *testing.T, before, after map[string]string) {
 	t.Helper()
-	if len(before) != len(migrateQuestions)+1 {
-		t.Fatalf("%d answers recorded from CoreDNS, want %d:\n%v", len(before), len(migrateQuestions)+1, before)
+	if len(before) != len(migrateQuestions)+scriptedQuestions {
+		t.Fatalf("%d answers recorded from CoreDNS, want %d:\n%v", len(before), len(migrateQuestions)+scriptedQuestions, before)
 	}
 	for q, want := range before {
 		if want == "; " { // no rcode (dig) and no record (dig or getent)

@@ -171,6 +171,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --leader-elect
     - --kube-dns-configmap={{ $.Release.Namespace }}/kube-dns
     {{- with $.Values.coreDNS.configMap }}
+    - --corefile=/etc/coredns/Corefile
     - --hosts-configmap={{ $.Release.Namespace }}/{{ . }}
     {{- with $.Values.coreDNS.hostsDomain }}
     - --hosts-domain={{ . }}
@@ -181,7 +182,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - name: k2s-metrics
       containerPort: 8082
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (index . 1)) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1) true) | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -246,7 +247,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
   {{- include "kubesky.containerSecurity" (list "NET_BIND_SERVICE") | nindent 2 }}
 {{- end }}
 
-{{/* The volume mounts of kube2sky and skydns; call with (list $ shared), skydns's with (list $ shared true). */}}
+{{/* The volume mounts of kube2sky and skydns; call with (list $ shared), or (list $ shared true) for one that reads CoreDNS's ConfigMap when coreDNS.configMap names it. */}}
 {{- define "kubesky.mounts" -}}
 {{- $ := index . 0 -}}
 {{- $corefile := "" -}}
@@ -265,7 +266,7 @@ volumeMounts:
 {{- end }}
 {{- end }}
 
-{{/* The volume of CoreDNS's ConfigMap, if coreDNS.configMap names it: skydns reads its Corefile, and the hosts files it names under /etc/coredns, from every key. */}}
+{{/* The volume of CoreDNS's ConfigMap, if coreDNS.configMap names it: skydns and kube2sky read its Corefile, and the hosts files it names under /etc/coredns, from every key. */}}
 {{- define "kubesky.corefileVolume" -}}
 {{- with .Values.coreDNS.configMap }}
 - name: corefile
