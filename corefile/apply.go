@@ -2,6 +2,8 @@ package corefile
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -87,4 +89,20 @@ func ApplyFlags(fs *pflag.FlagSet, plan *Plan, daemon string) error {
 		}
 	}
 	return nil
+}
+
+// ReadFileUsable reads the Corefile at path with ReadUsable, its
+// ConfigMap's other keys read as the files beside it (where a ConfigMap
+// volume mounts them): the plan, the text, or an error naming --corefile.
+func ReadFileUsable(path string, opts Options) (*Plan, []byte, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--corefile: %w", err)
+	}
+	opts.ReadKey = KeysIn(filepath.Dir(path))
+	plan, err := ReadUsable(path, text, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--corefile: %w", err)
+	}
+	return plan, text, nil
 }

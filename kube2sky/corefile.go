@@ -1,10 +1,6 @@
 package kube2sky
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/corefile"
@@ -19,19 +15,14 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	if c.Corefile == "" {
 		return nil
 	}
-	text, err := os.ReadFile(c.Corefile)
-	if err != nil {
-		return fmt.Errorf("--corefile: %w", err)
-	}
 	opts := corefile.DefaultOptions()
 	opts.ClusterZone = c.Zone + "."
 	if c.HostsConfigMap != "" {
 		opts.HostsConfigMap = c.HostsConfigMap
 	}
-	opts.ReadKey = corefile.KeysIn(filepath.Dir(c.Corefile)) // its ConfigMap's other keys, mounted beside it
-	plan, err := corefile.ReadUsable(c.Corefile, text, opts)
+	plan, _, err := corefile.ReadFileUsable(c.Corefile, opts)
 	if err != nil {
-		return fmt.Errorf("--corefile: %w", err)
+		return err
 	}
 	return corefile.ApplyFlags(fs, plan, "kube2sky")
 }

@@ -2,7 +2,6 @@ package skydns
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,17 +20,13 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	if c.Corefile == "" {
 		return nil
 	}
-	text, err := os.ReadFile(c.Corefile)
-	if err != nil {
-		return fmt.Errorf("--corefile: %w", err)
-	}
 	opts := corefile.DefaultOptions()
 	opts.ClusterZone = c.Zones[0]
-	opts.ReadKey = corefile.KeysIn(filepath.Dir(c.Corefile)) // its ConfigMap's other keys, mounted beside it
-	plan, err := corefile.ReadUsable(c.Corefile, text, opts)
+	plan, text, err := corefile.ReadFileUsable(c.Corefile, opts)
 	if err != nil {
-		return fmt.Errorf("--corefile: %w", err)
+		return err
 	}
+	opts.ReadKey = corefile.KeysIn(filepath.Dir(c.Corefile)) // for the reloads, as ReadFileUsable reads it
 	state := &corefileState{path: c.Corefile, opts: opts, text: text, settings: plan.Settings,
 		base: cloneForward(c.Forward), given: map[string]bool{}}
 	fs.Visit(func(f *pflag.Flag) { state.given[f.Name] = true })
