@@ -36,9 +36,9 @@ func DaemonFlags(settings []Setting, daemon string) []*DaemonFlag {
 	return out
 }
 
-// CheckGiven refuses a flag of daemon that the command line or the
+// checkGiven refuses a flag of daemon that the command line or the
 // environment (fs's Changed flags) gave another value than the Corefile.
-func CheckGiven(fs *pflag.FlagSet, f *DaemonFlag, daemon string) error {
+func checkGiven(fs *pflag.FlagSet, f *DaemonFlag, daemon string) error {
 	flag := fs.Lookup(f.Name)
 	if flag == nil {
 		return fmt.Errorf("--corefile: line %d sets --%s, which %s does not have", f.Line, f.Name, daemon)
@@ -79,7 +79,7 @@ func SetFlag(fs *pflag.FlagSet, f *DaemonFlag) error {
 func ApplyFlags(fs *pflag.FlagSet, plan *Plan, daemon string) error {
 	flags := DaemonFlags(plan.Settings, daemon)
 	for _, f := range flags {
-		if err := CheckGiven(fs, f, daemon); err != nil {
+		if err := checkGiven(fs, f, daemon); err != nil {
 			return err
 		}
 	}
@@ -93,16 +93,17 @@ func ApplyFlags(fs *pflag.FlagSet, plan *Plan, daemon string) error {
 
 // ReadFileUsable reads the Corefile at path with ReadUsable, its
 // ConfigMap's other keys read as the files beside it (where a ConfigMap
-// volume mounts them): the plan, the text, or an error naming --corefile.
-func ReadFileUsable(path string, opts Options) (*Plan, []byte, error) {
+// volume mounts them): the plan, the text and the options it was read
+// with (for reading it again), or an error naming --corefile.
+func ReadFileUsable(path string, opts Options) (*Plan, []byte, Options, error) {
+	opts.ReadKey = KeysIn(filepath.Dir(path))
 	text, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--corefile: %w", err)
+		return nil, nil, opts, fmt.Errorf("--corefile: %w", err)
 	}
-	opts.ReadKey = KeysIn(filepath.Dir(path))
 	plan, err := ReadUsable(path, text, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--corefile: %w", err)
+		return nil, nil, opts, fmt.Errorf("--corefile: %w", err)
 	}
-	return plan, text, nil
+	return plan, text, opts, nil
 }

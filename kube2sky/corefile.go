@@ -20,7 +20,7 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	if c.HostsConfigMap != "" {
 		opts.HostsConfigMap = c.HostsConfigMap
 	}
-	plan, _, err := corefile.ReadFileUsable(c.Corefile, opts)
+	plan, _, _, err := corefile.ReadFileUsable(c.Corefile, opts)
 	if err != nil {
 		return err
 	}

@@ -107,14 +107,14 @@ func (f *cacheFiller) fill(name string, qtype uint16, do bool) (fastpath.Answer,
 	if external != "" {
 		return a, false
 	}
+	if f.passOn.passesOn(zone) && resp.Rcode == dns.RcodeNameError {
+		return a, false // the forwarder may answer it, for a client that may recurse
+	}
 	if f.autopath && resp.Rcode == dns.RcodeNameError {
 		a.SearchNamespace, _ = f.resolver.SearchNamespace(name) // the namespace's pods get FillSearch's answer
 	}
 	if resp.Rcode == dns.RcodeNameError && !do && a.SearchNamespace == "" {
 		f.denyBelow(&a, snap, zone, name)
-	}
-	if f.passOn.passesOn(zone) && resp.Rcode == dns.RcodeNameError {
-		return a, false // the forwarder may answer it, for a client that may recurse
 	}
 	if signAnswer(f.signer, f.names, resp, req, snap, zone, visit) && do {
 		a.SerialIsVersion, a.Expires = false, time.Now().Add(f.signer.Validity()/4)

@@ -2,7 +2,6 @@ package skydns
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,11 +21,10 @@ func (c *Config) applyCorefile(fs *pflag.FlagSet) error {
 	}
 	opts := corefile.DefaultOptions()
 	opts.ClusterZone = c.Zones[0]
-	plan, text, err := corefile.ReadFileUsable(c.Corefile, opts)
+	plan, text, opts, err := corefile.ReadFileUsable(c.Corefile, opts)
 	if err != nil {
 		return err
 	}
-	opts.ReadKey = corefile.KeysIn(filepath.Dir(c.Corefile)) // for the reloads, as ReadFileUsable reads it
 	state := &corefileState{path: c.Corefile, opts: opts, text: text, settings: plan.Settings,
 		base: cloneForward(c.Forward), given: map[string]bool{}}
 	fs.Visit(func(f *pflag.Flag) { state.given[f.Name] = true })

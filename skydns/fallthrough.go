@@ -26,14 +26,13 @@ func (f fallthroughRule) passesOn(zone resolver.ZoneMatch) bool {
 }
 
 // normalizeZoneFallthrough puts --zone-fallthrough's zones in --zone's
-// form and accepts only zones skydns answers; zones are the normalized
-// --zone values.
-func (c *Config) normalizeZoneFallthrough(zones []string) error {
+// form and accepts only zones skydns answers (c.Zones, normalized first).
+func (c *Config) normalizeZoneFallthrough() error {
 	out := make([]string, 0, len(c.ZoneFallthrough))
 	for _, z := range c.ZoneFallthrough {
 		fqdn := normalZone(z)
-		if !slices.Contains(zones, fqdn) {
-			return fmt.Errorf("--zone-fallthrough: %q is not one of the zones answered (--zone %v)", z, zones)
+		if !slices.Contains(c.Zones, fqdn) {
+			return fmt.Errorf("--zone-fallthrough: %q is not one of the zones answered (--zone %v)", z, c.Zones)
 		}
 		out = append(out, fqdn)
 	}

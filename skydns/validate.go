@@ -27,7 +27,7 @@ func (c *Config) Validate() error {
 	c.Forward.MaxTTL = time.Duration(c.MaxTTL) * time.Second
 	zonesErr := c.normalizeZones()
 	if zonesErr == nil {
-		zonesErr = c.normalizeZoneFallthrough(c.Zones)
+		zonesErr = c.normalizeZoneFallthrough()
 	}
 	errs := []error{
 		checkListenAddr("--dns-addr", c.DNSAddr),
