@@ -49,6 +49,28 @@ var addressPlans = map[string]Addresses{
 	},
 }
 
+// member is the IPv4 plan of a clusterset's k-th member (k > 1): nodes on
+// 10.<k-1>.0.0/24 and pods in 10.<243+k>.0.0/16, routed to the other
+// members' (joinNetworks). Its Service range is the first member's: a
+// clusterset IP is a Service of the asking cluster, never routed between
+// clusters.
+func (a Addresses) member(k int) Addresses {
+	nodes, pods := fmt.Sprintf("10.%d.0", k-1), fmt.Sprintf("10.%d", 243+k)
+	a.ControlPlane, a.Upstream, a.gateway = nodes+".2", nodes+".53", nodes+".1"
+	a.ClusterCIDR = pods + ".0.0/16"
+	a.nodeFmt, a.podFmt, a.podGatewayFmt = nodes+".%d", pods+".%d.0/24", pods+".%d.1"
+	return a
+}
+
+// nodeSubnet is the range of the cluster's bridge, the nodes' addresses.
+func (a Addresses) nodeSubnet() string {
+	_, subnet, err := net.ParseCIDR(prefix(a.ControlPlane, a.bridgeBits))
+	if err != nil {
+		panic(err) // the plans' addresses are constants
+	}
+	return subnet.String()
+}
+
 // nodeIP is node i's address (i from 1): 10.0.0.11 and on, or
 // fd00:10::11 and on.
 func (a Addresses) nodeIP(i int) string { return fmt.Sprintf(a.nodeFmt, 10+i) }

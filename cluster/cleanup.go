@@ -18,9 +18,10 @@ import (
 // nothing to remove.
 func Clean(cfg Config) error {
 	namespaces := clusterNetNSes(cfg.NetNS)
-	killAll(namespaces)
+	cgroups := cgroupRoots(cfg.nodeNamePrefix())
+	killAll(namespaces, cgroups)
 	var errs []error
-	for _, dir := range PodCgroups() {
+	for _, dir := range cgroups {
 		if err := removeCgroupTree(dir); err != nil {
 			errs = append(errs, err)
 		}
@@ -39,10 +40,10 @@ func Clean(cfg Config) error {
 // killAll sends SIGKILL to every process in the namespaces or the nodes'
 // cgroups until none is left (new ones may appear while a runtime is dying),
 // for up to 10 seconds.
-func killAll(namespaces []string) {
+func killAll(namespaces, cgroups []string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		pids := podPIDs()
+		pids := cgroupPIDs(cgroups)
 		for _, name := range namespaces {
 			pids = append(pids, netNSPIDs(name)...)
 		}
@@ -56,12 +57,17 @@ func killAll(namespaces []string) {
 	}
 }
 
-// PodCgroups lists the nodes' cgroup roots (see Node.CgroupRoot) in every
-// mounted hierarchy where they exist.
-func PodCgroups() []string {
+// PodCgroups lists the cgroup roots (see Node.CgroupRoot) of every node of
+// every cluster, lone or of a clusterset, in every mounted hierarchy where
+// they exist.
+func PodCgroups() []string { return cgroupRoots("kubesky-*node-") }
+
+// cgroupRoots lists the cgroups whose names begin with the node name
+// prefix (a glob pattern) in every mounted hierarchy.
+func cgroupRoots(prefix string) []string {
 	var dirs []string
 	for _, mount := range cgroupMounts() {
-		found, _ := filepath.Glob(filepath.Join(mount, nodeNamePrefix+"*"))
+		found, _ := filepath.Glob(filepath.Join(mount, prefix+"*"))
 		dirs = append(dirs, found...)
 	}
 	return dirs
@@ -112,10 +118,10 @@ func cgroupMounts() []string {
 	return mounts
 }
 
-// podPIDs are the processes in the pod cgroups.
-func podPIDs() []int {
+// cgroupPIDs are the processes in the cgroup trees.
+func cgroupPIDs(cgroups []string) []int {
 	var pids []int
-	for _, dir := range PodCgroups() {
+	for _, dir := range cgroups {
 		_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
 				return nil

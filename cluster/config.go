@@ -15,7 +15,6 @@ const (
 	etcdClient     = "http://127.0.0.1:2379"
 	etcdPeer       = "http://127.0.0.1:2380"
 	bridgeName     = "kbr0"
-	nodeNamePrefix = "kubesky-node-"
 	// MaxNodes bounds Config.Nodes: node addresses end in 11 up to 50, below
 	// the upstream's 53.
 	MaxNodes = 40
@@ -55,6 +54,12 @@ type Config struct {
 	// volumes; with node-local, the kubelets list the node-local address
 	// before the kube-dns Service in the pods' resolv.conf.
 	Topology string
+	// ClusterID is empty for a lone cluster. Set, the cluster is member
+	// Member (1 to MaxMembers) of a clusterset (StartClusterset): its
+	// namespaces, node names, run directory and addresses are its own, and
+	// its ClusterProperty cluster.clusterset.k8s.io holds this ID.
+	ClusterID string
+	Member    int
 	// Out receives progress lines.
 	Out io.Writer
 }
@@ -88,6 +93,9 @@ func (c Config) Validate() error {
 	if c.Topology == TopologyNodeLocal && c.Addresses().NodeLocalDNS == "" {
 		return fmt.Errorf("topology: %s has no node-local address for %s here", c.Topology, c.IPFamily)
 	}
+	if c.ClusterID != "" {
+		return c.validateMember()
+	}
 	return nil
 }
 
@@ -105,8 +113,15 @@ func (c Config) WithIPFamily(family string) Config {
 	return c
 }
 
-// Addresses are the cluster's addresses, of its IP family.
-func (c Config) Addresses() Addresses { return addressPlans[c.IPFamily] }
+// Addresses are the cluster's addresses, of its IP family: a clusterset's
+// second member has node and pod ranges of its own.
+func (c Config) Addresses() Addresses {
+	a := addressPlans[c.IPFamily]
+	if c.Member > 1 {
+		a = a.member(c.Member)
+	}
+	return a
+}
 
 // Node is one node of the cluster: its name, address, pod range, zone and
 // network namespace.
@@ -125,7 +140,7 @@ type Node struct {
 
 // Node returns node i (1 to Nodes).
 func (c Config) Node(i int) Node {
-	name := fmt.Sprintf("%s%d", nodeNamePrefix, i)
+	name := fmt.Sprintf("%s%d", c.nodeNamePrefix(), i)
 	a := c.Addresses()
 	return Node{
 		Index:      i,
@@ -134,7 +149,7 @@ func (c Config) Node(i int) Node {
 		PodCIDR:    a.podCIDR(i),
 		gateway:    a.podGateway(i),
 		Zone:       zones[(i-1)%len(zones)],
-		NetNS:      fmt.Sprintf("%s-node-%d", c.NetNS, i),
+		NetNS:      name,
 		CgroupRoot: name,
 	}
 }
@@ -156,6 +171,9 @@ type paths struct {
 
 func (c Config) paths() paths {
 	run := filepath.Join(c.DataDir, "run")
+	if c.ClusterID != "" {
+		run += "-" + c.ClusterID
+	}
 	return paths{
 		run:        run,
 		logs:       filepath.Join(run, "logs"),
@@ -166,6 +184,10 @@ func (c Config) paths() paths {
 		build:      filepath.Join(c.DataDir, "build"),
 	}
 }
+
+// nodeNamePrefix begins every node's name, which is also its network
+// namespace's and its cgroup root's: kubesky-node- for the default NetNS.
+func (c Config) nodeNamePrefix() string { return c.NetNS + "-node-" }
 
 // nodePaths are the files of one node, under run/<node name>.
 type nodePaths struct {

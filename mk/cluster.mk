@@ -4,11 +4,14 @@
 
 # IP_FAMILY: ipv4 or ipv6, the one family of every Service, pod and node address.
 NODES ?=
+# CLUSTERS: 2 makes `make cluster` a clusterset of two clusters, east and west (NODES each, per-pod,
+# IPv4), whose pod ranges are routed to each other and whose kubesky shares one broker etcd.
+CLUSTERS ?= 1
 IP_FAMILY ?= ipv4
 # CLUSTER_LOCK: one cluster at a time on a machine (the namespaces, cgroups and containerd
 # root have fixed names); a second run waits for the first instead of breaking it.
 CLUSTER_LOCK := flock --verbose /run/kubesky-cluster.lock
-CLUSTER_GO_TEST = $(CLUSTER_LOCK) env KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
+CLUSTER_GO_TEST = $(CLUSTER_LOCK) env KUBESKY_CLUSTER_TEST=1 KUBESKY_CLUSTER_NODES=$(or $(NODES),$(DEFAULT_NODES),3) KUBESKY_CLUSTER_IP_FAMILY=$(IP_FAMILY) $(GO) test -count=1 -v
 CONFORMANCE_FOCUS ?= \[sig-network\] DNS.*\[Conformance\]
 # Every DNS spec: [sig-network] DNS, DNS HostNetwork, DNS configMap nameserver, and
 # [Feature:PerformanceDNS]; TestConformance skips only those that need the internet or a cloud.
@@ -23,10 +26,10 @@ WITH_CONFORMANCE ?=
 CLUSTER_CONFORMANCE = $(if $(WITH_CONFORMANCE),KUBESKY_CLUSTER_CONFORMANCE='$(CONFORMANCE_FOCUS)')
 CLUSTER_TIMEOUT = $(if $(WITH_CONFORMANCE),45m,20m)
 
-.PHONY: cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security test-migrate bench-node-local bench-node-local-partition test-helm conformance conformance-full
+.PHONY: test-clusterset cluster cluster-tools conformance-tools cluster-clean test-cluster test-cluster-shared test-node-local test-security test-migrate bench-node-local bench-node-local-partition test-helm conformance conformance-full
 
 cluster: build cluster-tools ## a real Kubernetes (NODES=1 nodes, IP_FAMILY=ipv4, TOPOLOGY=per-pod) with kubesky as its DNS, in netns kubesky*, until Ctrl-C (root; first run ~10 min after make tools, then ~1 min)
-	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY)
+	@exec $(CLUSTER_LOCK) $(BIN)/kubesky-cluster up --repo . --nodes $(or $(NODES),1) --ip-family $(IP_FAMILY) --topology $(TOPOLOGY) --clusters $(CLUSTERS)
 
 # with_ticker runs the shell command $(1), printing a line every 30 s while it takes minutes.
 with_ticker = start=$$(date +%s); \
@@ -38,10 +41,14 @@ cluster-tools: coredns
 	@$(call with_ticker,integration/tools/build.sh servers && integration/tools/build.sh node)
 
 cluster-clean: build ## remove what a crashed `make cluster` left (processes, cgroups, the namespace)
-	$(BIN)/kubesky-cluster clean --repo .
+	$(BIN)/kubesky-cluster clean --repo . --clusters $(CLUSTERS)
 
 test-cluster: build cluster-tools $(if $(WITH_CONFORMANCE),conformance-tools) ## the real cluster (NODES=3): lookups from pods (busybox and glibc), a kubesky pod deleted and a node drained under load, the host left as it was (root; WITH_CONFORMANCE=1 runs the DNS e2e tests in it first)
 	$(CLUSTER_CONFORMANCE) $(CLUSTER_GO_TEST) -timeout $(CLUSTER_TIMEOUT) -run '^TestCluster$$' ./cluster/clustertest/
+
+test-clusterset: DEFAULT_NODES := 1
+test-clusterset: build cluster-tools ## two real clusters sharing a broker etcd (NODES=1 each): Multi-Cluster Services by name and clusterset IP through kube-proxy, a Service exported from both, a cluster cut off from the broker and back, export times (root)
+	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestClusterset$$' ./cluster/clustertest/
 
 test-cluster-shared: build cluster-tools ## deploy/shared-etcd in the real cluster: etcd leader, kube2sky leader, a skydns pod deleted under lookups and Service churn (root)
 	$(CLUSTER_GO_TEST) -timeout 20m -run '^TestSharedEtcdTopology$$' ./cluster/clustertest/

@@ -3,23 +3,26 @@
 // of its own, until Ctrl-C (see package cluster and docs/cluster.md). It
 // must run as root.
 //
-//	kubesky-cluster up        build what is missing, start, wait for Ctrl-C, stop
+//	kubesky-cluster up        build what is missing, start, wait for Ctrl-C, stop (--clusters 2: a clusterset)
 //	kubesky-cluster clean     remove what a crashed run left (processes, cgroups, namespaces)
 //	kubesky-cluster upstream  the stand-in upstream resolver (started by up, inside the namespace)
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubesky/kubesky/cluster"
+	"github.com/kubesky/kubesky/internal/kubeproc"
 )
 
 func main() {
@@ -40,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", 1, fmt.Sprintf("up: how many nodes run pods (1 to %d)", cluster.MaxNodes))
 	family := fs.String("ip-family", cluster.IPv4, "up: the cluster's one IP family, ipv4 or ipv6")
 	topology := fs.String("topology", cluster.TopologyPerPod, "up: the kubesky topology deployed: per-pod, shared or node-local")
+	clusters := fs.Int("clusters", 1, fmt.Sprintf("up, clean: how many clusters (1 to %d); more than one make a clusterset (IDs %s), per-pod and IPv4, whose pod ranges are routed to each other and whose kubesky shares one broker etcd", cluster.MaxMembers, strings.Join(cluster.ClustersetIDs, ", ")))
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: %v\n", args[0], err)
@@ -52,16 +56,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg.Out = stdout
 	cfg = cfg.WithIPFamily(*family).WithTopology(*topology)
 	cfg.Nodes = *nodes
-	if err := cfg.Validate(); err != nil {
+	members, err := memberConfigs(cfg, *clusters)
+	if err != nil {
 		fmt.Fprintf(stderr, "kubesky-cluster %s: --%v\n", args[0], err)
 		return 2
 	}
-	var err error
 	switch args[0] {
 	case "up":
-		err = up(ctx, cfg, stdout)
+		if len(members) > 1 {
+			err = upClusterset(ctx, cfg, members, stdout)
+		} else {
+			err = up(ctx, cfg, stdout)
+		}
 	case "clean":
-		err = cluster.Clean(cfg)
+		err = clean(members)
 	case "upstream":
 		err = cluster.ServeUpstream(ctx, *addr)
 	default:
@@ -87,13 +95,82 @@ func up(ctx context.Context, cfg cluster.Config, w io.Writer) error {
 	}
 	defer c.Stop()
 	fmt.Fprint(w, guide(cfg))
+	return waitExit(ctx, w, c.Exited())
+}
+
+// waitExit returns nil on a signal, or the error of the first process of
+// any cluster that exits.
+func waitExit(ctx context.Context, w io.Writer, exited ...<-chan *kubeproc.Process) error {
+	first := make(chan *kubeproc.Process, len(exited))
+	for _, ch := range exited {
+		go func() {
+			select {
+			case p := <-ch:
+				first <- p
+			case <-ctx.Done():
+			}
+		}()
+	}
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(w, "\nstopping the cluster")
+		fmt.Fprintln(w, "\nstopping")
 		return nil
-	case p := <-c.Exited():
+	case p := <-first:
 		return p.ExitError()
 	}
+}
+
+// memberConfigs validates cfg as the lone cluster (n = 1) or as each
+// member of a clusterset of n.
+func memberConfigs(cfg cluster.Config, n int) ([]cluster.Config, error) {
+	if n < 1 || n > cluster.MaxMembers {
+		return nil, fmt.Errorf("clusters: %d is not between 1 and %d", n, cluster.MaxMembers)
+	}
+	if n == 1 {
+		return []cluster.Config{cfg}, cfg.Validate()
+	}
+	var members []cluster.Config
+	for i, id := range cluster.ClustersetIDs[:n] {
+		member := cfg.AsMember(i+1, id)
+		if err := member.Validate(); err != nil {
+			return nil, err
+		}
+		members = append(members, member)
+	}
+	return members, nil
+}
+
+func clean(members []cluster.Config) error {
+	var errs []error
+	for _, cfg := range members {
+		errs = append(errs, cluster.Clean(cfg))
+	}
+	return errors.Join(errs...)
+}
+
+// upClusterset is up for a clusterset: the members and their broker.
+func upClusterset(ctx context.Context, cfg cluster.Config, members []cluster.Config, w io.Writer) error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("must run as root (it creates network namespaces and runs kubelets)")
+	}
+	ids := make([]string, len(members))
+	for i, m := range members {
+		ids[i] = m.ClusterID
+	}
+	s, err := cluster.StartClusterset(ctx, cfg, ids)
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	for _, m := range members {
+		fmt.Fprintf(w, "\n== cluster %s ==%s", m.ClusterID, guide(m))
+	}
+	fmt.Fprintf(w, "\nThe clusters share the broker etcd %s (docs/clusterset.md); export a Service with\n  k create -f - <<< '{\"apiVersion\":\"multicluster.x-k8s.io/v1beta1\",\"kind\":\"ServiceExport\",\"metadata\":{\"name\":\"SVC\",\"namespace\":\"NS\"}}'\n", s.Broker)
+	exited := make([]<-chan *kubeproc.Process, len(s.Members))
+	for i, c := range s.Members {
+		exited[i] = c.Exited()
+	}
+	return waitExit(ctx, w, exited...)
 }
 
 func guide(cfg cluster.Config) string {

@@ -19,6 +19,9 @@ func TestBadCommandLines(t *testing.T) {
 		{"an unknown flag", []string{"up", "--no-such-flag"}, "unknown flag: --no-such-flag"},
 		{"no nodes", []string{"up", "--nodes=0"}, "--nodes: 0 is not between 1 and 40"},
 		{"a node count that is not a number", []string{"up", "--nodes=three"}, `invalid argument "three" for "--nodes"`},
+		{"three clusters", []string{"up", "--clusters=3"}, "--clusters: 3 is not between 1 and 2"},
+		{"a clusterset of IPv6 clusters", []string{"up", "--clusters=2", "--ip-family=ipv6"}, "--ip-family: a clusterset's clusters are ipv4 only"},
+		{"a clusterset of shared etcd clusters", []string{"clean", "--clusters=2", "--topology=shared"}, "--topology: a clusterset's clusters deploy per-pod only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -38,5 +41,30 @@ func TestGuideShowsTheNetnsHelper(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("guide lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestAClustersetsMembersHaveTheirOwnNamesAndRanges(t *testing.T) {
+	members, err := memberConfigs(cluster.DefaultConfig("/repo"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	east, west := members[0], members[1]
+	for _, tc := range []struct{ what, east, west string }{
+		{"namespace", east.NetNS, west.NetNS},
+		{"node", east.Node(1).Name, west.Node(1).Name},
+		{"node address", east.Node(1).IP, west.Node(1).IP},
+		{"pod range", east.Addresses().ClusterCIDR, west.Addresses().ClusterCIDR},
+		{"kubeconfig", east.Kubeconfig(), west.Kubeconfig()},
+	} {
+		if tc.east == tc.west {
+			t.Errorf("both clusters' %s is %s", tc.what, tc.east)
+		}
+	}
+	if got := west.Node(1).Name; got != "kubesky-west-node-1" {
+		t.Errorf("west's first node is %s, want kubesky-west-node-1 (its namespace's name too)", got)
+	}
+	if got, lone := east.Addresses().ServiceCIDR, cluster.DefaultConfig("").Addresses().ServiceCIDR; got != lone || west.Addresses().ServiceCIDR != lone {
+		t.Errorf("Service ranges %s and %s, want the lone cluster's %s in both", got, west.Addresses().ServiceCIDR, lone)
 	}
 }
