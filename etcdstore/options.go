@@ -119,6 +119,26 @@ func (o ClientOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
+// ValidateOptional validates the options of a second etcd that replaces
+// another when its endpoints are given, and only when the feature it
+// serves is on (wanted, turned on by the flag on). Flags given while the
+// feature is off, or without endpoints, are errors naming them.
+func (o ClientOptions) ValidateOptional(wanted bool, on string) error {
+	given := o.Given()
+	needs := on
+	switch {
+	case wanted && len(o.Endpoints) > 0:
+		return o.Validate()
+	case wanted:
+		needs = o.Flag("endpoints")
+	}
+	var errs []error
+	for _, flag := range given {
+		errs = append(errs, fmt.Errorf("%s: only with %s", flag, needs))
+	}
+	return errors.Join(errs...)
+}
+
 // checkTLSFiles fails on a TLS file that is missing, unreadable or not
 // what its flag says: a CA file without a PEM certificate, a certificate
 // and key that do not parse or do not match.
