@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -30,6 +31,12 @@ type ClientOptions struct {
 	KeyFile        string
 	Username       string
 	Password       string
+
+	// flagPrefix comes before "etcd-" in every flag's name: "" for
+	// --etcd-*, "clusterset-" for --clusterset-etcd-* (see Prefixed).
+	flagPrefix string
+	// about names this etcd in the flags' help; "" means "etcd".
+	about string
 }
 
 // DefaultClientOptions returns options with no endpoints and the default
@@ -38,16 +45,54 @@ func DefaultClientOptions() ClientOptions {
 	return ClientOptions{DialTimeout: 5 * time.Second, RequestTimeout: 5 * time.Second}
 }
 
-// AddFlags registers the --etcd-* flags on fs.
+// Prefixed returns o for a second etcd whose flags are named
+// --<prefix>etcd-* (prefix "clusterset-": --clusterset-etcd-endpoints);
+// about names that etcd in the flags' help. Validate's errors name the
+// prefixed flags.
+func (o ClientOptions) Prefixed(prefix, about string) ClientOptions {
+	o.flagPrefix, o.about = prefix, about
+	return o
+}
+
+// Flag is the command-line name of one of these options' flags: "--" and
+// the prefix, then "etcd-" and name ("endpoints", "cafile", ...).
+func (o ClientOptions) Flag(name string) string { return "--" + o.flagName(name) }
+
+func (o ClientOptions) flagName(name string) string { return o.flagPrefix + "etcd-" + name }
+
+// AddFlags registers the --etcd-* flags on fs (named with the prefix of
+// Prefixed, if any).
 func (o *ClientOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.Endpoints, "etcd-endpoints", o.Endpoints, "etcd client URLs, comma separated (http://host:2379 or https://...)")
-	fs.DurationVar(&o.DialTimeout, "etcd-dial-timeout", o.DialTimeout, "timeout for establishing a connection to etcd")
-	fs.DurationVar(&o.RequestTimeout, "etcd-request-timeout", o.RequestTimeout, "deadline for each etcd request")
-	fs.StringVar(&o.CAFile, "etcd-cafile", o.CAFile, "CA bundle that verifies the etcd servers' certificates")
-	fs.StringVar(&o.CertFile, "etcd-certfile", o.CertFile, "client certificate for etcd (with --etcd-keyfile)")
-	fs.StringVar(&o.KeyFile, "etcd-keyfile", o.KeyFile, "client private key for etcd (with --etcd-certfile)")
-	fs.StringVar(&o.Username, "etcd-username", o.Username, "etcd user name (with --etcd-password)")
-	fs.StringVar(&o.Password, "etcd-password", o.Password, "etcd password")
+	etcd, n := cmp.Or(o.about, "etcd"), o.flagName
+	fs.StringSliceVar(&o.Endpoints, n("endpoints"), o.Endpoints, etcd+": client URLs, comma separated (http://host:2379 or https://...)")
+	fs.DurationVar(&o.DialTimeout, n("dial-timeout"), o.DialTimeout, etcd+": timeout for establishing a connection")
+	fs.DurationVar(&o.RequestTimeout, n("request-timeout"), o.RequestTimeout, etcd+": deadline for each request")
+	fs.StringVar(&o.CAFile, n("cafile"), o.CAFile, etcd+": CA bundle that verifies the servers' certificates")
+	fs.StringVar(&o.CertFile, n("certfile"), o.CertFile, etcd+": client certificate (with "+o.Flag("keyfile")+")")
+	fs.StringVar(&o.KeyFile, n("keyfile"), o.KeyFile, etcd+": client private key (with "+o.Flag("certfile")+")")
+	fs.StringVar(&o.Username, n("username"), o.Username, etcd+": user name (with "+o.Flag("password")+")")
+	fs.StringVar(&o.Password, n("password"), o.Password, etcd+": password")
+}
+
+// Given lists the flags whose values differ from DefaultClientOptions',
+// for a caller to refuse options given where they mean nothing.
+func (o ClientOptions) Given() []string {
+	def := DefaultClientOptions()
+	set := []struct {
+		name  string
+		given bool
+	}{
+		{"endpoints", len(o.Endpoints) > 0}, {"dial-timeout", o.DialTimeout != def.DialTimeout},
+		{"request-timeout", o.RequestTimeout != def.RequestTimeout}, {"cafile", o.CAFile != ""},
+		{"certfile", o.CertFile != ""}, {"keyfile", o.KeyFile != ""}, {"username", o.Username != ""}, {"password", o.Password != ""},
+	}
+	var given []string
+	for _, s := range set {
+		if s.given {
+			given = append(given, o.Flag(s.name))
+		}
+	}
+	return given
 }
 
 // Validate checks the options; each error names the flag at fault.
@@ -55,22 +100,42 @@ func (o ClientOptions) Validate() error {
 	var errs []error
 	for _, e := range o.Endpoints {
 		if err := validateEndpoint(e); err != nil {
-			errs = append(errs, fmt.Errorf("--etcd-endpoints: %w", err))
+			errs = append(errs, fmt.Errorf("%s: %w", o.Flag("endpoints"), err))
 		}
 	}
 	if o.DialTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("--etcd-dial-timeout: must be positive, got %s", o.DialTimeout))
+		errs = append(errs, fmt.Errorf("%s: must be positive, got %s", o.Flag("dial-timeout"), o.DialTimeout))
 	}
 	if o.RequestTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("--etcd-request-timeout: must be positive, got %s", o.RequestTimeout))
+		errs = append(errs, fmt.Errorf("%s: must be positive, got %s", o.Flag("request-timeout"), o.RequestTimeout))
 	}
 	if (o.CertFile == "") != (o.KeyFile == "") {
-		errs = append(errs, errors.New("--etcd-certfile and --etcd-keyfile must be given together"))
+		errs = append(errs, fmt.Errorf("%s and %s must be given together", o.Flag("certfile"), o.Flag("keyfile")))
 	}
 	if o.Password != "" && o.Username == "" {
-		errs = append(errs, errors.New("--etcd-password needs --etcd-username"))
+		errs = append(errs, fmt.Errorf("%s needs %s", o.Flag("password"), o.Flag("username")))
 	}
 	errs = append(errs, o.checkTLSFiles()...)
+	return errors.Join(errs...)
+}
+
+// ValidateOptional validates the options of a second etcd that replaces
+// another when its endpoints are given, and only when the feature it
+// serves is on (wanted, turned on by the flag on). Flags given while the
+// feature is off, or without endpoints, are errors naming them.
+func (o ClientOptions) ValidateOptional(wanted bool, on string) error {
+	given := o.Given()
+	needs := on
+	switch {
+	case wanted && len(o.Endpoints) > 0:
+		return o.Validate()
+	case wanted:
+		needs = o.Flag("endpoints")
+	}
+	var errs []error
+	for _, flag := range given {
+		errs = append(errs, fmt.Errorf("%s: only with %s", flag, needs))
+	}
 	return errors.Join(errs...)
 }
 
@@ -78,19 +143,19 @@ func (o ClientOptions) Validate() error {
 // what its flag says: a CA file without a PEM certificate, a certificate
 // and key that do not parse or do not match.
 func (o ClientOptions) checkTLSFiles() []error {
-	errs := []error{checkReadable("--etcd-cafile", o.CAFile), checkReadable("--etcd-certfile", o.CertFile), checkReadable("--etcd-keyfile", o.KeyFile)}
+	errs := []error{checkReadable(o.Flag("cafile"), o.CAFile), checkReadable(o.Flag("certfile"), o.CertFile), checkReadable(o.Flag("keyfile"), o.KeyFile)}
 	if errors.Join(errs...) != nil {
 		return errs
 	}
 	if err := checkPEMCertificates(o.CAFile); err != nil {
-		errs = append(errs, fmt.Errorf("--etcd-cafile: %w", err))
+		errs = append(errs, fmt.Errorf("%s: %w", o.Flag("cafile"), err))
 	}
 	if o.CertFile != "" && o.KeyFile != "" {
 		pair, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--etcd-certfile %s and --etcd-keyfile %s: %w", o.CertFile, o.KeyFile, err))
+			errs = append(errs, fmt.Errorf("%s %s and %s %s: %w", o.Flag("certfile"), o.CertFile, o.Flag("keyfile"), o.KeyFile, err))
 		} else if err := CheckValidity(pair.Leaf, time.Now()); err != nil {
-			errs = append(errs, fmt.Errorf("--etcd-certfile %s: %w", o.CertFile, err))
+			errs = append(errs, fmt.Errorf("%s %s: %w", o.Flag("certfile"), o.CertFile, err))
 		}
 	}
 	return errs
@@ -164,7 +229,7 @@ func (o ClientOptions) tlsConfig() (*tls.Config, error) {
 		return nil, nil
 	}
 	if err := checkPEMCertificates(o.CAFile); err != nil {
-		return nil, fmt.Errorf("etcd TLS: --etcd-cafile: %w", err)
+		return nil, fmt.Errorf("etcd TLS: %s: %w", o.Flag("cafile"), err)
 	}
 	info := transport.TLSInfo{TrustedCAFile: o.CAFile, CertFile: o.CertFile, KeyFile: o.KeyFile}
 	cfg, err := info.ClientConfig()
@@ -218,7 +283,7 @@ func (o ClientOptions) checkHandshake(tlsConfig *tls.Config) error {
 		_, err = conn.Read(make([]byte, 1))
 	}
 	if err != nil && isTLSFailure(err) {
-		return fmt.Errorf("etcd at %s refused the TLS handshake; check --etcd-cafile, --etcd-certfile and --etcd-keyfile: %w", o.Endpoints[0], err)
+		return fmt.Errorf("etcd at %s refused the TLS handshake; check %s, %s and %s: %w", o.Endpoints[0], o.Flag("cafile"), o.Flag("certfile"), o.Flag("keyfile"), err)
 	}
 	return nil
 }

@@ -3,11 +3,13 @@ package etcdstore
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,27 +23,81 @@ import (
 func TestValidateNamesTheFlagAtFault(t *testing.T) {
 	cases := map[string]struct {
 		edit func(*ClientOptions)
-		flag string
+		flag string // after "etcd-"
 	}{
-		"an endpoint without a scheme": {func(o *ClientOptions) { o.Endpoints = []string{"127.0.0.1:2379"} }, "--etcd-endpoints"},
-		"a zero dial timeout":          {func(o *ClientOptions) { o.DialTimeout = 0 }, "--etcd-dial-timeout"},
-		"a negative request timeout":   {func(o *ClientOptions) { o.RequestTimeout = -time.Second }, "--etcd-request-timeout"},
-		"a cert without a key":         {func(o *ClientOptions) { o.CertFile = "/nonexistent" }, "--etcd-keyfile"},
-		"a missing CA file":            {func(o *ClientOptions) { o.CAFile = "/nonexistent/ca.pem" }, "--etcd-cafile"},
-		"a password without a user":    {func(o *ClientOptions) { o.Password = "x" }, "--etcd-password"},
+		"an endpoint without a scheme": {func(o *ClientOptions) { o.Endpoints = []string{"127.0.0.1:2379"} }, "endpoints"},
+		"a zero dial timeout":          {func(o *ClientOptions) { o.DialTimeout = 0 }, "dial-timeout"},
+		"a negative request timeout":   {func(o *ClientOptions) { o.RequestTimeout = -time.Second }, "request-timeout"},
+		"a cert without a key":         {func(o *ClientOptions) { o.CertFile = "/nonexistent" }, "keyfile"},
+		"a key without a cert":         {func(o *ClientOptions) { o.KeyFile = "/nonexistent" }, "certfile"},
+		"a missing CA file":            {func(o *ClientOptions) { o.CAFile = "/nonexistent/ca.pem" }, "cafile"},
+		"a password without a user":    {func(o *ClientOptions) { o.Password = "x" }, "password"},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			o := DefaultClientOptions()
-			c.edit(&o)
-			err := o.Validate()
-			if err == nil || !strings.Contains(err.Error(), c.flag) {
-				t.Fatalf("Validate() = %v, want an error naming %s", err, c.flag)
-			}
-		})
+	for _, prefix := range []string{"", "clusterset-"} {
+		for name, c := range cases {
+			t.Run(fmt.Sprintf("%s (--%setcd-*)", name, prefix), func(t *testing.T) {
+				o := DefaultClientOptions().Prefixed(prefix, "the test's etcd")
+				c.edit(&o)
+				err := o.Validate()
+				want := "--" + prefix + "etcd-" + c.flag
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("Validate() = %v, want an error naming %s", err, want)
+				}
+				if prefix != "" && strings.Contains(" "+err.Error(), " --etcd-") {
+					t.Fatalf("Validate() = %v names an unprefixed flag", err)
+				}
+			})
+		}
 	}
 	if err := DefaultClientOptions().Validate(); err != nil {
 		t.Fatalf("defaults do not validate: %v", err)
+	}
+}
+
+func TestPrefixedFlagsAreTheSameOptionsUnderAnotherName(t *testing.T) {
+	records, broker := DefaultClientOptions(), DefaultClientOptions().Prefixed("clusterset-", "the clusterset's etcd")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	records.AddFlags(fs)
+	broker.AddFlags(fs)
+	err := fs.Parse([]string{"--etcd-endpoints=http://127.0.0.1:1", "--clusterset-etcd-endpoints=https://127.0.0.1:2",
+		"--clusterset-etcd-dial-timeout=3s", "--clusterset-etcd-request-timeout=4s", "--clusterset-etcd-cafile=ca",
+		"--clusterset-etcd-certfile=c", "--clusterset-etcd-keyfile=k", "--clusterset-etcd-username=u", "--clusterset-etcd-password=p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ClientOptions{Endpoints: []string{"https://127.0.0.1:2"}, DialTimeout: 3 * time.Second, RequestTimeout: 4 * time.Second,
+		CAFile: "ca", CertFile: "c", KeyFile: "k", Username: "u", Password: "p"}.Prefixed("clusterset-", "the clusterset's etcd")
+	if !reflect.DeepEqual(broker, want) || records.Endpoints[0] != "http://127.0.0.1:1" || records.CAFile != "" {
+		t.Fatalf("broker %+v, records %+v: want each flag in its own options", broker, records)
+	}
+	if got := broker.Given(); len(got) != 8 || got[0] != "--clusterset-etcd-endpoints" {
+		t.Fatalf("Given() = %v, want the 8 prefixed flags", got)
+	}
+	if got := DefaultClientOptions().Given(); len(got) != 0 {
+		t.Fatalf("Given() of the defaults = %v, want none", got)
+	}
+}
+
+func TestPrefixedFlagsFallBackToTheirOwnEnvironment(t *testing.T) {
+	t.Setenv("ETCD_ENDPOINTS", "http://127.0.0.1:1")
+	t.Setenv("ETCD_CAFILE", "records-ca")
+	t.Setenv("CLUSTERSET_ETCD_ENDPOINTS", "http://127.0.0.1:2")
+	t.Setenv("KUBE2SKY_CLUSTERSET_ETCD_USERNAME", "kube2sky-east")
+	records, broker := DefaultClientOptions(), DefaultClientOptions().Prefixed("clusterset-", "the clusterset's etcd")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	records.AddFlags(fs)
+	broker.AddFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := flagenv.Apply(fs, "KUBE2SKY"); err != nil {
+		t.Fatal(err)
+	}
+	if records.Endpoints[0] != "http://127.0.0.1:1" || broker.Endpoints[0] != "http://127.0.0.1:2" {
+		t.Fatalf("endpoints: records %v, broker %v", records.Endpoints, broker.Endpoints)
+	}
+	if broker.Username != "kube2sky-east" || broker.CAFile != "" || records.Username != "" {
+		t.Fatalf("broker %+v: want the user from $KUBE2SKY_CLUSTERSET_ETCD_USERNAME and no CA from $ETCD_CAFILE", broker)
 	}
 }
 

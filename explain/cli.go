@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesky/kubesky/corefile"
 	"github.com/kubesky/kubesky/internal/version"
+	"github.com/kubesky/kubesky/kube2sky/clusterset"
 )
 
 // Exit statuses of Main.
@@ -24,6 +25,7 @@ const (
 
 const usage = `Usage: %[1]s explain NAME [TYPE] [flags]
        %[1]s corefile check FILE   (see %[1]s corefile --help)
+       %[1]s clusterset grant --cluster-id=ID ...   (see %[1]s clusterset --help)
 
 Says why NAME answers what it does: the etcd keys at and below its key with
 their revisions and owner, the Kubernetes object each stands for and whether
@@ -51,6 +53,9 @@ func Main(prog string, args []string, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if len(args) > 0 && args[0] == "corefile" {
 		return corefile.Check(prog, args[1:], os.Stdin, stdout, stderr, readConfigMap)
+	}
+	if len(args) > 0 && args[0] == "clusterset" {
+		return clusterset.GrantMain(prog, EnvPrefix, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "explain" {
 		return topLevel(prog, fs, args, stdout, stderr, showVersion)
@@ -84,9 +89,9 @@ func topLevel(prog string, fs *pflag.FlagSet, args []string, stdout, stderr io.W
 		fmt.Fprintln(stdout, prog, version.Version)
 		return exitOK
 	case len(args) == 0:
-		return fail(stderr, prog, exitBadArgs, errors.New("want a command: explain NAME [TYPE] or corefile check FILE (--help for more)"))
+		return fail(stderr, prog, exitBadArgs, errors.New("want a command: explain NAME [TYPE], corefile check FILE or clusterset grant (--help for more)"))
 	}
-	return fail(stderr, prog, exitBadArgs, fmt.Errorf("unknown command %q: want explain NAME [TYPE] or corefile check FILE (--help for more)", args[0]))
+	return fail(stderr, prog, exitBadArgs, fmt.Errorf("unknown command %q: want explain NAME [TYPE], corefile check FILE or clusterset grant (--help for more)", args[0]))
 }
 
 func explainTo(ctx context.Context, opts Options, q Query, stdout, stderr io.Writer, prog string) int {

@@ -158,3 +158,17 @@ func TestCorefileCheckRunsThroughMain(t *testing.T) {
 		}
 	}
 }
+
+// kubesky and kubectl kubesky run `clusterset grant` through Main.
+func TestClustersetGrantRunsThroughMain(t *testing.T) {
+	for _, prog := range []string{"kubesky", "kubectl kubesky"} {
+		var stdout, stderr strings.Builder
+		if code := Main(prog, []string{"clusterset", "--help"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "kube2sky-<ID>") {
+			t.Errorf("%s clusterset --help: status %d, stdout %q", prog, code, stdout.String())
+		}
+		code := Main(prog, []string{"clusterset", "grant", "--etcd-endpoints=http://127.0.0.1:1", "--cluster-id=East"}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), prog+" clusterset grant: --cluster-id: \"East\"") {
+			t.Errorf("%s clusterset grant with a bad cluster ID: status %d, stderr %q", prog, code, stderr.String())
+		}
+	}
+}

@@ -63,7 +63,7 @@ type mcsCluster struct {
 func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 	harness.RequireDig(t)
 	broker := harness.StartEtcd(t)
-	east, west := startMCSCluster(t, "east", broker), startMCSCluster(t, "west", broker)
+	east, west := startMCSCluster(t, "east", broker.Endpoint), startMCSCluster(t, "west", broker.Endpoint)
 	sky := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-east", "--clusterset-prefix=/clusterset", "--cluster-id=east")
 	skyWest := harness.StartSkyDNS(t, broker.Endpoint, "--prefix=/skydns-west", "--clusterset-prefix=/clusterset", "--cluster-id=west")
 
@@ -178,9 +178,11 @@ func TestClustersetTwoClustersShareOneEtcd(t *testing.T) {
 }
 
 // startMCSCluster starts a cluster with its own storage, installs the MCS
-// CRDs from the mcs-api module and starts its kube2sky on the broker, as
-// kubesky's service account with deploy/'s RBAC and the clusterset's.
-func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster {
+// CRDs from the mcs-api module and starts its kube2sky writing records to
+// the etcd at records (and the clusterset there too, unless kube2skyArgs
+// say otherwise), as kubesky's service account with deploy/'s RBAC and the
+// clusterset's.
+func startMCSCluster(t *testing.T, id, records string, kube2skyArgs ...string) *mcsCluster {
 	t.Helper()
 	c := &mcsCluster{id: id, api: harness.StartAPIServer(t, harness.StartEtcd(t).Endpoint)}
 	apply, err := newApplier(c.api.Config)
@@ -208,8 +210,9 @@ func startMCSCluster(t *testing.T, id string, broker *harness.Etcd) *mcsCluster 
 	if c.kubesky, err = kubernetes.NewForConfig(kubeskyCfg); err != nil {
 		t.Fatal(err)
 	}
-	c.kube2sky = harness.StartKube2Sky(t, kubeconfig, broker.Endpoint, "--prefix=/skydns-"+id,
-		"--clusterset-prefix=/clusterset", "--cluster-id="+id, "--clusterset-lease-ttl="+clustersetLease.String(), "--clusterset-resync-period=2s")
+	c.kube2sky = harness.StartKube2Sky(t, kubeconfig, records, append([]string{"--prefix=/skydns-" + id,
+		"--clusterset-prefix=/clusterset", "--cluster-id=" + id, "--clusterset-lease-ttl=" + clustersetLease.String(), "--clusterset-resync-period=2s"},
+		kube2skyArgs...)...)
 	return c
 }
 

@@ -75,6 +75,9 @@ type Config struct {
 	// Clusterset publishes the ServiceExports (kube2sky/clusterset) when
 	// its Prefix is set.
 	Clusterset clusterset.Config
+	// ClustersetEtcd reaches the etcd the clusterset is published in (the
+	// --clusterset-etcd-* flags); no endpoints means Etcd's.
+	ClustersetEtcd etcdstore.ClientOptions
 
 	// probeInterval is how often etcd's reachability is checked (2s).
 	probeInterval time.Duration
@@ -105,6 +108,8 @@ func DefaultConfig() Config {
 		serviceChunk:  serviceChunk,
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
 		Clusterset:    clusterset.Config{LeaseTTL: 12 * time.Second, ResyncPeriod: time.Minute},
+		ClustersetEtcd: etcdstore.DefaultClientOptions().Prefixed("clusterset-",
+			"the clusterset's etcd, when not the records' (with --clusterset-prefix)"),
 	}
 }
 
@@ -119,6 +124,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Clusterset.ClusterID, "cluster-id", c.Clusterset.ClusterID, "this cluster's ID in the clusterset, a DNS label (empty: the ClusterProperty cluster.clusterset.k8s.io)")
 	fs.DurationVar(&c.Clusterset.LeaseTTL, "clusterset-lease-ttl", c.Clusterset.LeaseTTL, "TTL of the lease the exports are written on: how long they outlive a stopped kube2sky")
 	fs.DurationVar(&c.Clusterset.ResyncPeriod, "clusterset-resync-period", c.Clusterset.ResyncPeriod, "how often every ServiceExport's Conflict condition is checked against the other clusters' exports")
+	c.ClustersetEtcd.AddFlags(fs)
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "listen address of /healthz, /readyz and /metrics")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Services reconciled concurrently")
 	fs.DurationVar(&c.ResyncPeriod, "resync-period", c.ResyncPeriod, "interval of the full reconcile that repairs and garbage-collects etcd")
@@ -136,7 +142,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 
 // Parse parses args into fs (on which AddFlags was called), fills the
 // flags not given from the environment (KUBE2SKY_<FLAG>, and ETCD_<FLAG>
-// for the --etcd-* flags), and validates the result.
+// or CLUSTERSET_ETCD_<FLAG> for the --etcd-* and --clusterset-etcd-*
+// flags), and validates the result.
 func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -167,6 +174,7 @@ func (c Config) Validate() error {
 	if c.Clusterset.Prefix != "" {
 		errs = append(errs, c.Clusterset.Validate(), separatePrefixes(c.Prefix, c.Clusterset.Prefix))
 	}
+	errs = append(errs, c.ClustersetEtcd.ValidateOptional(c.Clusterset.Prefix != "", "--clusterset-prefix"))
 	if _, err := parseLogLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/internal/flagenv"
 	"github.com/spf13/pflag"
 )
@@ -88,5 +89,25 @@ func TestAClustersetPrefixOverlappingTheRecordsIsRefused(t *testing.T) {
 	cfg.Clusterset.Prefix, cfg.Clusterset.ClusterID = "/clusterset", "east"
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("Validate() = %v", err)
+	}
+}
+
+func TestTheClustersetEtcdFlagsNameTheirFaults(t *testing.T) {
+	for _, c := range etcdtest.OptionalEtcdFlagCases("clusterset-", "--clusterset-prefix", "/clusterset") {
+		t.Run(c.Name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			fs := pflag.NewFlagSet("kube2sky", pflag.ContinueOnError)
+			cfg.AddFlags(fs)
+			err := cfg.Parse(fs, c.Args)
+			if c.Want == "" {
+				if err != nil || len(cfg.ClustersetEtcd.Endpoints) != 1 || cfg.Etcd.Endpoints[0] != "http://127.0.0.1:2379" {
+					t.Fatalf("Parse(%q) = %v, clusterset etcd %v, records' etcd %v", c.Args, err, cfg.ClustersetEtcd.Endpoints, cfg.Etcd.Endpoints)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.Want) {
+				t.Fatalf("Parse(%q) = %v, want an error saying %q", c.Args, err, c.Want)
+			}
+		})
 	}
 }

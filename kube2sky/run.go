@@ -50,7 +50,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	setGCPercent(cfg.GCPercent)
 	source.UseWatchList()
 	if cfg.Clusterset.Prefix != "" {
-		publisher, err := newPublisher(ctx, cfg.Clusterset, restCfg, kube, etcd, log)
+		broker, closeBroker, err := clustersetEtcd(cfg, etcd)
+		if err != nil {
+			return err
+		}
+		defer closeBroker()
+		publisher, err := newPublisher(ctx, cfg.Clusterset, restCfg, kube, broker, log)
 		if err != nil {
 			return err
 		}
@@ -65,6 +70,19 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		"pod_records", cfg.PodRecords, "hosts_configmap", cfg.HostsConfigMap, "hosts_domain", cfg.HostsDomain,
 		"gc_percent", cfg.GCPercent)
 	return serve(ctx, c, ln, log)
+}
+
+// clustersetEtcd is the client the clusterset is published through: one
+// of --clusterset-etcd-*, or records (the records' etcd) without them.
+func clustersetEtcd(cfg Config, records *clientv3.Client) (*clientv3.Client, func(), error) {
+	if len(cfg.ClustersetEtcd.Endpoints) == 0 {
+		return records, func() {}, nil
+	}
+	c, err := cfg.ClustersetEtcd.New(zap.NewNop())
+	if err != nil {
+		return nil, nil, fmt.Errorf("clusterset etcd: %w", err)
+	}
+	return c, func() { c.Close() }, nil
 }
 
 // newPublisher is the clusterset publisher of cfg, the cluster ID read
@@ -83,7 +101,8 @@ func newPublisher(ctx context.Context, cfg clusterset.Config, restCfg *rest.Conf
 			return nil, err
 		}
 	}
-	log.Info("publishing this cluster's ServiceExports", "cluster_id", cfg.ClusterID, "prefix", cfg.Prefix, "lease_ttl", cfg.LeaseTTL)
+	log.Info("publishing this cluster's ServiceExports", "cluster_id", cfg.ClusterID, "prefix", cfg.Prefix, "lease_ttl", cfg.LeaseTTL,
+		"etcd", etcd.Endpoints())
 	return clusterset.New(cfg, kube, mcs, etcd, log.With("component", "clusterset")), nil
 }
 

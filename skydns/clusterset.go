@@ -2,9 +2,12 @@ package skydns
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -25,6 +28,9 @@ type clustersetZone struct {
 	// view is the newest merged view; nil until the first list, when
 	// every question is answered SERVFAIL rather than a false NXDOMAIN.
 	view atomic.Pointer[cs.View]
+	// state is the feed's health, for /readyz; observe, for the metrics.
+	state   atomic.Pointer[etcdstore.State]
+	observe func(etcdstore.State)
 }
 
 // newClustersetZone returns the zone of cfg, or nil without
@@ -46,7 +52,8 @@ func (z *clustersetZone) answer(req *dns.Msg) *dns.Msg {
 	return clusterset.Answer(v, req, z.ttl)
 }
 
-// run lists and watches the prefix until ctx ends.
+// run lists and watches the prefix until ctx ends; src is the broker's
+// client, or the records' without --clusterset-etcd-endpoints.
 func (z *clustersetZone) run(ctx context.Context, src etcdstore.Source, timing WatchTiming) {
 	lw := &etcdstore.ListWatcher{
 		Source:         src,
@@ -56,9 +63,34 @@ func (z *clustersetZone) run(ctx context.Context, src etcdstore.Source, timing W
 		StallAfter:     timing.StallAfter,
 		RelistJitter:   timing.RelistJitter,
 		OnUpdate:       z.apply,
+		OnState:        z.setState,
 		Logger:         z.logger,
 	}
 	_ = lw.Run(ctx) // ctx's error
+}
+
+func (z *clustersetZone) setState(s etcdstore.State) {
+	z.state.Store(&s)
+	if z.observe != nil {
+		z.observe(s)
+	}
+}
+
+// readiness is the clusterset's check for /readyz?verbose, which reports
+// it without deciding: a broker away must not take the cluster's own
+// names out of service, and clusterset.local answers from its last view.
+func (z *clustersetZone) readiness() check {
+	s := z.state.Load()
+	var err error
+	switch {
+	case s == nil || !s.Synced && s.Err == nil:
+		err = errors.New("not listed yet: clusterset.local answers SERVFAIL")
+	case !s.Synced:
+		err = fmt.Errorf("not listed yet: clusterset.local answers SERVFAIL; etcd unreachable since %s: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
+	case !s.Connected && s.Err != nil:
+		err = fmt.Errorf("etcd unreachable since %s, answering from the last view: %v", s.Since.UTC().Format(time.RFC3339), s.Err)
+	}
+	return check{"clusterset", err}
 }
 
 func (z *clustersetZone) apply(u contract.Update) {

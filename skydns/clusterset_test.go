@@ -2,6 +2,7 @@ package skydns
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -74,4 +75,49 @@ func answerErr(d *Daemon, name string, qtype uint16, rcode int, want ...string) 
 		return errors.New(name + ": " + msg)
 	}
 	return nil
+}
+
+func TestClustersetLocalIsReadFromTheBrokerEtcdAndItsOutageIsReported(t *testing.T) {
+	records, broker := etcdtest.Start(t), etcdtest.Start(t)
+	cfg := testConfig(records.ClientURL())
+	cfg.ClustersetPrefix, cfg.ClusterID = cs.DefaultPrefix, "east"
+	cfg.ClustersetEtcd.Endpoints = []string{broker.ClientURL()}
+	cfg.ClustersetEtcd.DialTimeout = time.Second
+	d := startDaemon(t, cfg)
+	headless := func(ip string) string {
+		e := cs.Export{Created: time.Now().UTC(), Type: cs.Headless,
+			Endpoints: []cs.Endpoint{{Hostname: "db-0", Addresses: []netip.Addr{netip.MustParseAddr(ip)}}}}
+		return string(e.Encode())
+	}
+	broker.Put(t, "/clusterset/exports/east/shop/db", headless("10.1.0.5"))
+	records.Put(t, "/clusterset/exports/east/shop/db", headless("10.9.9.9")) // not the broker's: never answered
+	put(t, records, "web.default.svc.cluster.local.", "a", `{"host":"10.96.0.7"}`)
+	polltest.Within(t, 5*time.Second, "the broker's export answered", func() error {
+		return answerErr(d, "db.shop.svc.clusterset.local.", dns.TypeA, dns.RcodeSuccess, "10.1.0.5")
+	})
+	if got := metric(t, d, "skydns_clusterset_etcd_connected"); got != 1 {
+		t.Errorf("skydns_clusterset_etcd_connected = %v, want 1", got)
+	}
+	if _, body := httpGet(t, d, "/readyz?verbose"); !strings.Contains(body, "[+]clusterset ok") {
+		t.Errorf("/readyz?verbose does not report the clusterset ok:\n%s", body)
+	}
+
+	broker.Stop()
+	polltest.Within(t, 10*time.Second, "the broker's outage reported", func() error {
+		if got := metric(t, d, "skydns_clusterset_etcd_connected"); got != 0 {
+			return fmt.Errorf("skydns_clusterset_etcd_connected = %v", got)
+		}
+		if code, body := httpGet(t, d, "/readyz?verbose"); code != 200 || !strings.Contains(body, "[!]clusterset: etcd unreachable since") {
+			return fmt.Errorf("/readyz?verbose: %d\n%s", code, body)
+		}
+		return nil
+	})
+	if got := metric(t, d, "skydns_etcd_connected"); got != 1 {
+		t.Errorf("skydns_etcd_connected = %v with the records' etcd up, want 1", got)
+	}
+	for name, want := range map[string]string{"db.shop.svc.clusterset.local.": "10.1.0.5", "web.default.svc.cluster.local.": "10.96.0.7"} {
+		if err := answerErr(d, name, dns.TypeA, dns.RcodeSuccess, want); err != nil {
+			t.Errorf("with the broker away: %v", err)
+		}
+	}
 }

@@ -77,6 +77,9 @@ type Config struct {
 	ClusterID string
 	// ClustersetTTL is the TTL of the clusterset.local records.
 	ClustersetTTL uint32
+	// ClustersetEtcd reaches the etcd the clusterset is read from (the
+	// --clusterset-etcd-* flags); no endpoints means Etcd's.
+	ClustersetEtcd etcdstore.ClientOptions
 	// TTL is the TTL of records that carry none.
 	TTL uint32
 	// Priority is the SRV priority and MX preference of records that
@@ -225,21 +228,23 @@ func DefaultConfig() Config {
 		Rotate:             true,
 		ReverseFallthrough: true,
 		Etcd:               etcdstore.DefaultClientOptions(),
-		EtcdProbeInterval:  2 * time.Second,
-		EtcdRelistJitter:   2 * time.Second,
-		EtcdDataDir:        "./data/etcd",
-		EmbeddedEtcdAddr:   "127.0.0.1:2379",
-		LogLevel:           "info",
-		Lameduck:           5 * time.Second,
-		LogFormat:          logging.FormatText,
-		LogQueries:         "none",
-		LogQueriesSample:   1,
-		ShutdownTimeout:    10 * time.Second,
-		NodeLocal:          NodeLocalConfig{Notrack: true},
-		Forward:            forward.DefaultConfig(),
-		RRL:                DefaultRRLConfig(),
-		Dnstap:             DefaultDnstapConfig(),
-		corefileInterval:   defaultCorefileInterval,
+		ClustersetEtcd: etcdstore.DefaultClientOptions().Prefixed("clusterset-",
+			"the clusterset's etcd, when not the records' (with --clusterset-prefix)"),
+		EtcdProbeInterval: 2 * time.Second,
+		EtcdRelistJitter:  2 * time.Second,
+		EtcdDataDir:       "./data/etcd",
+		EmbeddedEtcdAddr:  "127.0.0.1:2379",
+		LogLevel:          "info",
+		Lameduck:          5 * time.Second,
+		LogFormat:         logging.FormatText,
+		LogQueries:        "none",
+		LogQueriesSample:  1,
+		ShutdownTimeout:   10 * time.Second,
+		NodeLocal:         NodeLocalConfig{Notrack: true},
+		Forward:           forward.DefaultConfig(),
+		RRL:               DefaultRRLConfig(),
+		Dnstap:            DefaultDnstapConfig(),
+		corefileInterval:  defaultCorefileInterval,
 	}
 }
 
@@ -264,6 +269,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ClustersetPrefix, "clusterset-prefix", c.ClustersetPrefix, "etcd key prefix of the Multi-Cluster Services exports (e.g. /clusterset): answer clusterset.local from them (empty: not answered)")
 	fs.StringVar(&c.ClusterID, "cluster-id", c.ClusterID, "this cluster's ID in the clusterset, as kube2sky's --cluster-id: ClusterSetIP names answer this cluster's clusterset IPs (required with --clusterset-prefix)")
 	fs.Uint32Var(&c.ClustersetTTL, "clusterset-ttl", c.ClustersetTTL, "TTL in seconds of the clusterset.local records")
+	c.ClustersetEtcd.AddFlags(fs)
 	fs.IntVar(&c.MaxTTL, "max-ttl", c.MaxTTL, "largest TTL in seconds served, for records from etcd and answers from upstream alike, and longest an upstream answer is cached (Kubernetes records change)")
 	fs.StringVar(&c.PodRecords, "pod-records", c.PodRecords, "names <a-b-c-d>.<ns>.pod.<first zone>: disabled (NXDOMAIN), insecure (synthesized for any address) or verified (only the pods kube2sky --pod-records=verified writes)")
 	fs.StringSliceVar(&c.PodNamespaces, "pod-namespaces", c.PodNamespaces, "only these namespaces' pod names exist, comma separated; the others' are NXDOMAIN (CoreDNS's namespaces with pods; empty: every namespace)")
@@ -298,8 +304,9 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 }
 
 // Parse parses args into fs (on which AddFlags was called), fills the
-// flags not given from the environment (SKYDNS_<FLAG>, and ETCD_<FLAG> for
-// the --etcd-* flags), then from --corefile, and validates the result.
+// flags not given from the environment (SKYDNS_<FLAG>, and ETCD_<FLAG> or
+// CLUSTERSET_ETCD_<FLAG> for the --etcd-* and --clusterset-etcd-* flags),
+// then from --corefile, and validates the result.
 func (c *Config) Parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -332,6 +339,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("lameduck", c.Lameduck), slog.Duration("shutdown-timeout", c.ShutdownTimeout),
 		slog.Duration("max-stale", c.MaxStale),
 		slog.String("corefile", c.Corefile), slog.Any("corefile-kube2sky", c.corefileKube2sky),
+		slog.String("clusterset-prefix", c.ClustersetPrefix), slog.Any("clusterset-etcd-endpoints", c.ClustersetEtcd.Endpoints),
 		slog.Any("transfer-to", c.TransferTo), slog.Any("notify", c.Notify), slog.Any("dnssec-key", c.DNSSECKeys),
 		slog.Group("forward", "upstream", c.Forward.Upstreams, "allow-recursion", c.Forward.AllowRecursion,
 			"cache-size", c.Forward.CacheSize, "stub-domain", c.Forward.StubDomains),

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 // parse runs args (and the environment) through a fresh flag set.
@@ -219,5 +222,26 @@ func TestEffectiveConfigLogHidesThePassword(t *testing.T) {
 	slog.New(slog.NewTextHandler(&buf, nil)).Info("start", "config", cfg)
 	if out := buf.String(); strings.Contains(out, "s3cret") || !strings.Contains(out, "etcd-password-set=true") {
 		t.Fatalf("config log %q", out)
+	}
+}
+
+func TestTheClustersetEtcdFlagsNameTheirFaults(t *testing.T) {
+	for _, c := range etcdtest.OptionalEtcdFlagCases("clusterset-", "--clusterset-prefix", "/clusterset") {
+		t.Run(c.Name, func(t *testing.T) {
+			args := c.Args
+			if slices.Contains(args, "--clusterset-prefix=/clusterset") {
+				args = append(slices.Clone(args), "--cluster-id=east")
+			}
+			cfg, err := parse(append(args, "--etcd-endpoints=http://127.0.0.1:2379")...)
+			if c.Want == "" {
+				if err != nil || len(cfg.ClustersetEtcd.Endpoints) != 1 || cfg.Embedded() {
+					t.Fatalf("parse(%q) = %v, clusterset etcd %v", args, err, cfg.ClustersetEtcd.Endpoints)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.Want) {
+				t.Fatalf("parse(%q) = %v, want an error saying %q", args, err, c.Want)
+			}
+		})
 	}
 }

@@ -36,9 +36,12 @@ type Daemon struct {
 	metrics *Metrics
 	mirror  *Mirror
 
-	etcd     embeddedEtcd // nil with external etcd
-	etcdURL  string
-	client   *clientv3.Client
+	etcd    embeddedEtcd // nil with external etcd
+	etcdURL string
+	client  *clientv3.Client
+	// broker reads the clusterset (--clusterset-etcd-endpoints); nil
+	// when client does.
+	broker   *clientv3.Client
 	dnsMu    sync.Mutex        // guards dns
 	dns      *dnsserver.Server // nil until bound (node-local mode binds it late)
 	http     *httpServer
@@ -148,6 +151,9 @@ func Start(cfg Config, logger *slog.Logger) (_ *Daemon, err error) {
 	changes := d.fastPathChanges()
 	d.mirror = NewMirror(cfg.Prefix, d.metrics, logger.With("component", "mirror"))
 	d.clusterset = newClustersetZone(cfg, logger.With("component", "clusterset"))
+	if d.clusterset != nil {
+		d.clusterset.observe = d.metrics.clustersetObserver()
+	}
 	d.mirror.setHooks(recordChanges(changes, cfg.Prefix), d.notifyOnChange(res, snapshotHook(cfg, forwarder)))
 	if err := d.serve(res, forwarder, changes); err != nil {
 		return nil, err
@@ -190,7 +196,31 @@ func (d *Daemon) connectEtcd() error {
 		return err
 	}
 	d.client = client
+	return d.connectBroker()
+}
+
+// connectBroker connects the client of --clusterset-etcd-*, if given.
+func (d *Daemon) connectBroker() error {
+	if d.cfg.ClustersetPrefix == "" || len(d.cfg.ClustersetEtcd.Endpoints) == 0 {
+		return nil
+	}
+	broker, err := d.cfg.ClustersetEtcd.New(zap.NewNop())
+	if err != nil {
+		return fmt.Errorf("clusterset etcd: %w", err)
+	}
+	d.broker = broker
 	return nil
+}
+
+// clustersetSource is the client clusterset.local is read through, and
+// its pacing.
+func (d *Daemon) clustersetSource() (*clientv3.Client, WatchTiming) {
+	timing := d.cfg.watchTiming()
+	if d.broker == nil {
+		return d.client, timing
+	}
+	timing.RequestTimeout = d.cfg.ClustersetEtcd.RequestTimeout
+	return d.broker, timing
 }
 
 func (d *Daemon) startEmbedded() error {
@@ -435,7 +465,8 @@ func (d *Daemon) startLoop() {
 		var wg sync.WaitGroup
 		defer wg.Wait()
 		if d.clusterset != nil {
-			wg.Go(func() { d.clusterset.run(ctx, d.client, d.cfg.watchTiming()) })
+			src, timing := d.clustersetSource()
+			wg.Go(func() { d.clusterset.run(ctx, src, timing) })
 		}
 		d.mirror.Run(ctx, d.client, d.cfg.watchTiming())
 	}()
@@ -511,6 +542,9 @@ func (d *Daemon) stop(ctx context.Context) error {
 	}
 	if d.client != nil {
 		d.client.Close()
+	}
+	if d.broker != nil {
+		d.broker.Close()
 	}
 	if d.etcd != nil {
 		d.etcd.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 	"github.com/spf13/pflag"
 
+	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/skydns/dnsserver"
 	"github.com/kubesky/kubesky/skydns/resolver"
 )
@@ -53,6 +54,7 @@ func TestDocsNameEveryFlagAndMetric(t *testing.T) {
 		}
 		m.startAnswers(res)
 		m.exportAnswers("127.0.0.1:53")
+		m.clustersetObserver()(etcdstore.State{})
 		q := new(dns.Msg).SetQuestion("a.test.", dns.TypeA)
 		m.observeExchange(dnsserver.Exchange{Proto: "udp", Request: q, Response: q}) // vectors show once used
 		families, err := m.Registry.Gather()

@@ -172,6 +172,18 @@ func (m *Metrics) observeTransfer(result string) { m.transfers.WithLabelValues(r
 // observeNotify counts a NOTIFY sent by its result.
 func (m *Metrics) observeNotify(result string) { m.notifies.WithLabelValues(result).Inc() }
 
+// clustersetObserver registers the clusterset feed's gauges (only with
+// --clusterset-prefix) and returns what records its states.
+func (m *Metrics) clustersetObserver() func(etcdstore.State) {
+	connected := newGauge("skydns_clusterset_etcd_connected", "1 while the etcd clusterset.local is read from (--clusterset-etcd-endpoints, else --etcd-endpoints) is reachable, else 0.")
+	synced := newGauge("skydns_clusterset_synced", "1 once the clusterset prefix has been listed, else 0 (clusterset.local answers SERVFAIL until then).")
+	m.Registry.MustRegister(connected, synced)
+	return func(s etcdstore.State) {
+		connected.Set(boolGauge(s.Connected))
+		synced.Set(boolGauge(s.Synced))
+	}
+}
+
 // observeState records a change of the list-then-watch loop's state.
 func (m *Metrics) observeState(s etcdstore.State) {
 	m.connected.Set(boolGauge(s.Connected))

@@ -76,7 +76,11 @@ func (d *Daemon) readiness() readiness {
 	if d.cfg.MaxStale > 0 {
 		checks = append(checks, check{"max-stale", d.withinMaxStale(now)})
 	}
-	return readiness{checks: checks, reported: d.forwardReadiness(), freshness: d.mirror.Freshness(now)}
+	reported := d.forwardReadiness()
+	if d.clusterset != nil {
+		reported = append(reported, d.clusterset.readiness())
+	}
+	return readiness{checks: checks, reported: reported, freshness: d.mirror.Freshness(now)}
 }
 
 // forwardReadiness is the forwarder's readiness: no forwarding loop found.

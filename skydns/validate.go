@@ -43,6 +43,7 @@ func (c *Config) Validate() error {
 		checkPrefix(c.Prefix),
 		checkClustersetPrefix(c.ClustersetPrefix, c.Prefix),
 		checkClusterID(c.ClusterID, c.ClustersetPrefix),
+		c.ClustersetEtcd.ValidateOptional(c.ClustersetPrefix != "", "--clusterset-prefix"),
 		checkTTL(c.ClustersetTTL),
 		checkTTL(c.TTL),
 		checkMaxTTL(c.MaxTTL),

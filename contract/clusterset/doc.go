@@ -19,7 +19,7 @@
 //
 // Each cluster writes only below its own cluster ID, so an etcd role can
 // grant a cluster write access to its own exports and imports and nothing
-// else. Every export and import key of a cluster is attached to the one
+// else (ClusterWriteRanges; every reader needs ReadRange). Every export and import key of a cluster is attached to the one
 // lease that holds its clusters/ key: a cluster that stops renewing it
 // loses all of them together when the lease expires. A cluster ID is one lower-case DNS label,
 // because it becomes a label of <hostname>.<cluster-id>.<svc>.<ns>.svc.clusterset.local.

@@ -79,8 +79,13 @@ func (p *PKI) Issue(t testing.TB, name string, tmpl *x509.Certificate) Cert {
 
 // Flags are the kube2sky and skydns flags that present c to an etcd
 // trusting p.
-func (p *PKI) Flags(c Cert) []string {
-	return []string{"--etcd-cafile=" + p.CAFile, "--etcd-certfile=" + c.CertFile, "--etcd-keyfile=" + c.KeyFile}
+func (p *PKI) Flags(c Cert) []string { return p.PrefixedFlags("", c) }
+
+// PrefixedFlags are Flags named --<prefix>etcd-* (see
+// etcdstore.ClientOptions.Prefixed).
+func (p *PKI) PrefixedFlags(prefix string, c Cert) []string {
+	flag := "--" + prefix + "etcd-"
+	return []string{flag + "cafile=" + p.CAFile, flag + "certfile=" + c.CertFile, flag + "keyfile=" + c.KeyFile}
 }
 
 // Options are the client options presenting c to the etcd at url.

@@ -1,8 +1,9 @@
 // Package flagenv lets every command-line flag also be set from the
 // environment: a flag --dns-addr of a program whose prefix is SKYDNS reads
 // SKYDNS_DNS_ADDR when it was not given on the command line. Flags named
-// --etcd-* also fall back to the unprefixed variable (ETCD_ENDPOINTS), so both
-// daemons can share one etcd environment.
+// --etcd-* and --clusterset-etcd-* also fall back to the unprefixed variable
+// (ETCD_ENDPOINTS, CLUSTERSET_ETCD_ENDPOINTS), so both daemons can share one
+// environment for the records' etcd and one for the clusterset's.
 package flagenv
 
 import (
@@ -47,7 +48,7 @@ func lookup(prefix, flagName string) (variable, value string, ok bool) {
 	if value, ok = os.LookupEnv(variable); ok {
 		return variable, value, true
 	}
-	if strings.HasPrefix(flagName, "etcd-") {
+	if strings.HasPrefix(flagName, "etcd-") || strings.HasPrefix(flagName, "clusterset-etcd-") {
 		variable = VarName("", flagName)
 		value, ok = os.LookupEnv(variable)
 	}
