@@ -50,13 +50,6 @@ const (
 	clusterPropCRD  = "clusterproperty-crd.yaml"
 )
 
-// The broker's users (kubesky clusterset grant): each cluster's kube2sky
-// writes its own keys, every skydns reads.
-const BrokerReader = "clusterset-reader"
-
-// BrokerWriter is the broker user of cluster id's kube2sky.
-func BrokerWriter(id string) string { return "kube2sky-" + id }
-
 // linkNet are the addresses of the link between the members' control
 // plane namespaces: member k is linkNet.k.
 const linkNet = "10.255.255"
@@ -168,9 +161,9 @@ func (s *Clusterset) startBroker(ctx context.Context, ids []string) error {
 	s.Broker = "https://" + net.JoinHostPort(addr, strconv.Itoa(brokerPort))
 	dir := filepath.Join(first.cfg.paths().run, "broker")
 	s.pki = filepath.Join(dir, "pki", "etcd")
-	users := []string{"root", BrokerReader}
+	users := []string{"root", kcs.ReaderUser}
 	for _, id := range ids {
-		users = append(users, BrokerWriter(id))
+		users = append(users, kcs.ClusterUser(id))
 	}
 	err := first.step("clusterset broker: TLS files", func() error {
 		args := []string{"pki", "--etcd-only", "--dir", filepath.Join(dir, "pki"), "--etcd-member", "broker", "--etcd-name", addr}
@@ -196,7 +189,7 @@ func (s *Clusterset) startBroker(ctx context.Context, ids []string) error {
 		return err
 	}
 	return first.step("clusterset broker: users and roles", func() error {
-		return kcsGrantStub(ctx, s.Root, ClustersetPrefix, ids, true)
+		return kcs.Grant(ctx, s.Root, ClustersetPrefix, ids, true)
 	})
 }
 
@@ -216,8 +209,8 @@ func (s *Clusterset) brokerReady(ctx context.Context) error {
 	return err
 }
 
-// Client is a client of the broker as user (root, BrokerReader or
-// BrokerWriter(id)), dialing inside the first member's namespace.
+// Client is a client of the broker as user (root, kcs.ReaderUser or
+// kcs.ClusterUser(id)), dialing inside the first member's namespace.
 func (s *Clusterset) Client(user string) (*clientv3.Client, error) {
 	opts := etcdstore.DefaultClientOptions()
 	opts.Endpoints = []string{s.Broker}
@@ -304,7 +297,7 @@ func (c *Cluster) setClusterID(ctx context.Context) error {
 // kube2sky, the readers' for skydns; and the ConfigMap giving skydns the
 // cluster ID.
 func (s *Clusterset) createBrokerSecrets(ctx context.Context, c *Cluster) error {
-	for name, user := range map[string]string{writerSecret: BrokerWriter(c.cfg.ClusterID), readerSecret: BrokerReader} {
+	for name, user := range map[string]string{writerSecret: kcs.ClusterUser(c.cfg.ClusterID), readerSecret: kcs.ReaderUser} {
 		data := map[string][]byte{}
 		for key, file := range map[string]string{"ca.crt": "ca.crt", "tls.crt": "client-" + user + ".crt", "tls.key": "client-" + user + ".key"} {
 			b, err := os.ReadFile(filepath.Join(s.pki, file))

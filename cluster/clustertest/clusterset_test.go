@@ -19,6 +19,7 @@ import (
 	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
 
 	"github.com/kubesky/kubesky/cluster"
+	kcs "github.com/kubesky/kubesky/kube2sky/clusterset"
 	"github.com/kubesky/kubesky/internal/polltest"
 )
 
@@ -441,8 +442,8 @@ func reachesEveryCluster(t *testing.T, m member, target string, pods map[string]
 // the readers', what they must not do on the broker.
 func brokerRefusesOthersKeys(t *testing.T, set *cluster.Clusterset) {
 	for user, keys := range map[string][]string{
-		cluster.BrokerWriter("west"): {"/clusterset/clusters/east", "/clusterset/exports/east/demo/web", "/clusterset/imports/east/demo/web", "/skydns/local/cluster/svc/x"},
-		cluster.BrokerReader:         {"/clusterset/clusters/west", "/clusterset/exports/west/demo/web"},
+		kcs.ClusterUser("west"): {"/clusterset/clusters/east", "/clusterset/exports/east/demo/web", "/clusterset/imports/east/demo/web", "/skydns/local/cluster/svc/x"},
+		kcs.ReaderUser:         {"/clusterset/clusters/west", "/clusterset/exports/west/demo/web"},
 	} {
 		cli, err := set.Client(user)
 		if err != nil {
