@@ -23,8 +23,8 @@ import (
 
 	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/etcdstore"
-	kcs "github.com/kubesky/kubesky/kube2sky/clusterset"
 	"github.com/kubesky/kubesky/internal/poll"
+	kcs "github.com/kubesky/kubesky/kube2sky/clusterset"
 )
 
 // MaxMembers bounds a clusterset: the address plans have two members.

@@ -11,10 +11,10 @@ import (
 
 // The cluster's fixed settings. Its addresses are in Addresses.
 const (
-	APIPort        = 6443
-	etcdClient     = "http://127.0.0.1:2379"
-	etcdPeer       = "http://127.0.0.1:2380"
-	bridgeName     = "kbr0"
+	APIPort    = 6443
+	etcdClient = "http://127.0.0.1:2379"
+	etcdPeer   = "http://127.0.0.1:2380"
+	bridgeName = "kbr0"
 	// MaxNodes bounds Config.Nodes: node addresses end in 11 up to 50, below
 	// the upstream's 53.
 	MaxNodes = 40

@@ -2,9 +2,12 @@ package clustertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"os"
+	"net"
+	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -19,8 +22,8 @@ import (
 	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
 
 	"github.com/kubesky/kubesky/cluster"
-	kcs "github.com/kubesky/kubesky/kube2sky/clusterset"
 	"github.com/kubesky/kubesky/internal/polltest"
+	kcs "github.com/kubesky/kubesky/kube2sky/clusterset"
 )
 
 // The clusterset test's limits: the MCS KEP's targets for an export seen
@@ -171,7 +174,8 @@ func logKubeskyTails(t *testing.T, set *cluster.Clusterset) {
 
 // The workloads: web (agnhost serving its pod name on /hostname behind
 // port 80), db (a StatefulSet behind a headless Service, so its endpoint
-// has a hostname) and a busybox client in east.
+// has a hostname) and a client in east (agnhost netexec, whose /dial
+// fetches a URL from inside the pod).
 const webYAML = `
 apiVersion: apps/v1
 kind: Deployment
@@ -233,9 +237,10 @@ metadata: {name: client, namespace: default}
 spec:
   containers:
     - name: client
-      image: ` + cluster.ClientImage + `
+      image: ` + cluster.AgnhostImage + `
       imagePullPolicy: Never
-      command: [sleep, "3600"]
+      args: [netexec, --http-port=8080]
+      readinessProbe: {httpGet: {path: /hostname, port: 8080}, periodSeconds: 1}
 `
 
 // waitDemoReady waits until every pod in namespace demo is Ready.
@@ -410,10 +415,27 @@ func rdata(reply *dns.Msg) []string {
 	return out
 }
 
-// fetchHostname asks m's client pod for http://target/hostname.
+// fetchHostname has m's client pod (agnhost netexec) fetch
+// http://target/hostname, resolving target with its own resolver, and
+// returns the answer.
 func fetchHostname(t *testing.T, m member, target string) string {
 	t.Helper()
-	return strings.TrimSpace(execIn(t, m.Cluster, "client", "wget", "-q", "-T", "3", "-O", "-", "http://"+target+"/hostname"))
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: cluster.DialInNetNS(m.Cfg().ClientNetNS())}}
+	q := url.Values{"request": {"hostname"}, "host": {target}, "port": {"80"}, "protocol": {"http"}, "tries": {"1"}}
+	dial := "http://" + net.JoinHostPort(podIP(t, m.Cluster, "client"), "8080") + "/dial?" + q.Encode()
+	resp, err := client.Get(dial)
+	if err != nil {
+		t.Fatalf("%s: %v", m.id, err)
+	}
+	defer resp.Body.Close()
+	var result struct{ Responses, Errors []string }
+	if err := json.NewDecoder(resp.Body).Decode(&result); err != nil {
+		t.Fatalf("%s: %s: %v", m.id, dial, err)
+	}
+	if len(result.Responses) != 1 {
+		return fmt.Sprintf("no answer: %v", result.Errors)
+	}
+	return result.Responses[0]
 }
 
 // reachesEveryCluster fetches /hostname from target until every pod of
@@ -443,7 +465,7 @@ func reachesEveryCluster(t *testing.T, m member, target string, pods map[string]
 func brokerRefusesOthersKeys(t *testing.T, set *cluster.Clusterset) {
 	for user, keys := range map[string][]string{
 		kcs.ClusterUser("west"): {"/clusterset/clusters/east", "/clusterset/exports/east/demo/web", "/clusterset/imports/east/demo/web", "/skydns/local/cluster/svc/x"},
-		kcs.ReaderUser:         {"/clusterset/clusters/west", "/clusterset/exports/west/demo/web"},
+		kcs.ReaderUser:          {"/clusterset/clusters/west", "/clusterset/exports/west/demo/web"},
 	} {
 		cli, err := set.Client(user)
 		if err != nil {
