@@ -26,6 +26,7 @@ import (
 // Run connects to the API server and etcd, serves HTTP on cfg.HTTPAddr and
 // runs the controller until ctx ends. cfg must be valid.
 func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	source.UseWatchList() // before any client reads client-go's feature gates
 	restCfg, err := restConfig(cfg.Kubeconfig)
 	if err != nil {
 		return err
@@ -48,7 +49,6 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("--http-addr: %w", err)
 	}
 	setGCPercent(cfg.GCPercent)
-	source.UseWatchList()
 	if cfg.Clusterset.Prefix != "" {
 		broker, closeBroker, err := clustersetEtcd(cfg, etcd)
 		if err != nil {

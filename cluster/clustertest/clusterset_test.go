@@ -3,6 +3,7 @@ package clustertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -74,7 +75,7 @@ func TestClusterset(t *testing.T) {
 		answerWithin(t, east, "_http._tcp.web.demo.svc.clusterset.local.", dns.TypeSRV, "80 web.demo.svc.clusterset.local.")
 		westPod := demoPod(t, west, "app=web")
 		for _, target := range []string{"web.demo.svc.clusterset.local.", webIP} {
-			if got := fetchHostname(t, east, target); got != westPod {
+			if got := hostnameWithin(t, east, target); got != westPod {
 				t.Errorf("east's pod asked http://%s/hostname: got %q, want west's pod %s", target, got, westPod)
 			}
 		}
@@ -415,6 +416,9 @@ func rdata(reply *dns.Msg) []string {
 	return out
 }
 
+// noAnswer begins what fetchHostname returns when target did not answer.
+const noAnswer = "no answer"
+
 // fetchHostname has m's client pod (agnhost netexec) fetch
 // http://target/hostname, resolving target with its own resolver, and
 // returns the answer.
@@ -433,9 +437,24 @@ func fetchHostname(t *testing.T, m member, target string) string {
 		t.Fatalf("%s: %s: %v", m.id, dial, err)
 	}
 	if len(result.Responses) != 1 {
-		return fmt.Sprintf("no answer: %v", result.Errors)
+		return fmt.Sprintf("%s: %v", noAnswer, result.Errors)
 	}
 	return result.Responses[0]
+}
+
+// hostnameWithin polls fetchHostname until target answers (kube-proxy
+// programs a new Service's endpoints within a second or so), and returns
+// the answer.
+func hostnameWithin(t *testing.T, m member, target string) string {
+	t.Helper()
+	var got string
+	polltest.Every(t, 30*time.Second, apiPoll, fmt.Sprintf("%s's pod fetches http://%s/hostname", m.id, target), func() error {
+		if got = fetchHostname(t, m, target); strings.HasPrefix(got, noAnswer) {
+			return errors.New(got)
+		}
+		return nil
+	})
+	return got
 }
 
 // reachesEveryCluster fetches /hostname from target until every pod of
