@@ -71,6 +71,7 @@ func TestClusterset(t *testing.T) {
 	var webIP string
 	t.Run("a Service of west reached from a pod of east by name and by clusterset IP", func(t *testing.T) {
 		webIP = importedIPWithin(t, east, "web", []string{"west"})
+		mcsSlicesWithin(t, east, "web", []string{"west"})
 		answerWithin(t, east, "web.demo.svc.clusterset.local.", dns.TypeA, webIP)
 		answerWithin(t, east, "_http._tcp.web.demo.svc.clusterset.local.", dns.TypeSRV, "80 web.demo.svc.clusterset.local.")
 		westPod := demoPod(t, west, "app=web")
@@ -93,6 +94,7 @@ func TestClusterset(t *testing.T) {
 		waitDemoReady(t, east)
 		export(t, east, "web")
 		importedIPWithin(t, east, "web", []string{"east", "west"})
+		mcsSlicesWithin(t, east, "web", []string{"east", "west"})
 		reachesEveryCluster(t, east, "web.demo.svc.clusterset.local.", map[string]string{
 			demoPod(t, east, "app=web"): "east", demoPod(t, west, "app=web"): "west"})
 	})
@@ -458,25 +460,49 @@ func hostnameWithin(t *testing.T, m member, target string) string {
 }
 
 // reachesEveryCluster fetches /hostname from target until every pod of
-// pods (pod name to its cluster) has answered, for at most 60 tries: with
-// kube-proxy's random choice between two endpoints, one missed 60 times
-// has odds of 2^-59.
+// pods (pod name to its cluster) has answered, within 30 s: kube-proxy
+// picks one endpoint at random, so each is reached within a few tries once
+// it has them all. An answer from any other pod fails the test.
 func reachesEveryCluster(t *testing.T, m member, target string, pods map[string]string) {
 	t.Helper()
 	seen := map[string]int{}
-	for try := 0; try < 60 && len(seen) < len(pods); try++ {
+	polltest.Every(t, 30*time.Second, clustersetPoll, fmt.Sprintf("%s's pod reaches each of %v through %s", m.id, pods, target), func() error {
 		got := fetchHostname(t, m, target)
 		if _, ok := pods[got]; !ok {
 			t.Fatalf("%s's pod asked http://%s/hostname: got %q, want one of %v", m.id, target, got, pods)
 		}
 		seen[got]++
-	}
-	for pod, id := range pods {
-		if seen[pod] == 0 {
-			t.Errorf("%s's pod never reached %s's pod %s through %s (answers: %v)", m.id, id, pod, target, seen)
+		if len(seen) < len(pods) {
+			return fmt.Errorf("answered by %v", seen)
 		}
-	}
+		return nil
+	})
 	t.Logf("%s through %s: answers per pod %v", m.id, target, seen)
+}
+
+// mcsSlicesWithin waits until m has an MCS EndpointSlice of demo/service
+// with a ready endpoint from each of the clusters, and no other cluster.
+func mcsSlicesWithin(t *testing.T, m member, service string, clusters []string) {
+	t.Helper()
+	selector := mcsv1beta1.LabelServiceName + "=" + service
+	polltest.Every(t, time.Minute, apiPoll, fmt.Sprintf("%s: MCS EndpointSlices of %s from %v", m.id, service, clusters), func() error {
+		list, err := m.Client.DiscoveryV1().EndpointSlices("demo").List(t.Context(), metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return err
+		}
+		var from []string
+		for _, s := range list.Items {
+			if len(s.Endpoints) > 0 {
+				from = append(from, s.Labels[mcsv1beta1.LabelSourceCluster])
+			}
+		}
+		slices.Sort(from)
+		from = slices.Compact(from)
+		if !slices.Equal(from, clusters) {
+			return fmt.Errorf("slices with endpoints from %v", from)
+		}
+		return nil
+	})
 }
 
 // brokerRefusesOthersKeys tries, with west's kube2sky credential and with
