@@ -283,6 +283,17 @@ func (c Config) sourceConfig() source.Config {
 		HostsConfigMap: c.HostsConfigMap, HostsDomain: c.HostsDomain, KubeDNSConfigMap: c.KubeDNSConfigMap, DNSService: c.DNSService}
 }
 
+// clustersetConfig is what the publisher is told, its request timeout
+// that of the etcd it publishes in.
+func (c Config) clustersetConfig() clusterset.Config {
+	cfg := c.Clusterset
+	cfg.RequestTimeout = c.Etcd.RequestTimeout
+	if len(c.ClustersetEtcd.Endpoints) > 0 {
+		cfg.RequestTimeout = c.ClustersetEtcd.RequestTimeout
+	}
+	return cfg
+}
+
 // leaderConfig returns what this replica campaigns with.
 func (c Config) leaderConfig() leader.Config {
 	return leader.Config{Prefix: c.electionPrefix(), Identity: c.identity(), Owner: c.owner(), LeaseDuration: c.LeaseDuration,
