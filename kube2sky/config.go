@@ -109,7 +109,7 @@ func DefaultConfig() Config {
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
 		Clusterset:    clusterset.Config{LeaseTTL: 12 * time.Second, ResyncPeriod: time.Minute},
 		ClustersetEtcd: etcdstore.DefaultClientOptions().Prefixed("clusterset-",
-			"the clusterset's etcd, when not the records' (with --clusterset-prefix)"),
+			"the clusterset's etcd, if not the records'"),
 	}
 }
 
