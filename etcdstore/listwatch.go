@@ -375,6 +375,14 @@ func (lw *ListWatcher) watchEnd() string {
 	return clientv3.GetPrefixRangeEnd(lw.Prefix) + strings.Repeat("\x00", lw.watchVariant)
 }
 
+// WatchedEnd is the end of the widest range a ListWatcher of prefix
+// watches (see watchEnd): an etcd role whose readers list and watch
+// prefix must grant read from prefix up to it, or a watch opened again
+// after a stall is refused.
+func WatchedEnd(prefix string) string {
+	return clientv3.GetPrefixRangeEnd(prefix) + strings.Repeat("\x00", watchVariants-1)
+}
+
 // handle delivers one watch response, a revision at a time.
 func (lw *ListWatcher) handle(resp clientv3.WatchResponse) error {
 	if resp.CompactRevision != 0 {

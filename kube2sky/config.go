@@ -109,7 +109,7 @@ func DefaultConfig() Config {
 		ExtraRecords:  ExtraRecords{PodRecords: PodsDisabled, DNSService: "kube-system/kube-dns"},
 		Clusterset:    clusterset.Config{LeaseTTL: 12 * time.Second, ResyncPeriod: time.Minute},
 		ClustersetEtcd: etcdstore.DefaultClientOptions().Prefixed("clusterset-",
-			"the clusterset's etcd, when not the records' (with --clusterset-prefix)"),
+			"the clusterset's etcd, if not the records'"),
 	}
 }
 
@@ -281,6 +281,17 @@ func (c Config) identity() string {
 func (c Config) sourceConfig() source.Config {
 	return source.Config{Zone: c.zone(), Prefix: c.Prefix, TTL: c.TTL, Owner: c.owner(), VerifiedPods: c.PodRecords == PodsVerified,
 		HostsConfigMap: c.HostsConfigMap, HostsDomain: c.HostsDomain, KubeDNSConfigMap: c.KubeDNSConfigMap, DNSService: c.DNSService}
+}
+
+// clustersetConfig is what the publisher is told, its request timeout
+// that of the etcd it publishes in.
+func (c Config) clustersetConfig() clusterset.Config {
+	cfg := c.Clusterset
+	cfg.RequestTimeout = c.Etcd.RequestTimeout
+	if len(c.ClustersetEtcd.Endpoints) > 0 {
+		cfg.RequestTimeout = c.ClustersetEtcd.RequestTimeout
+	}
+	return cfg
 }
 
 // leaderConfig returns what this replica campaigns with.

@@ -111,3 +111,15 @@ func TestTheClustersetEtcdFlagsNameTheirFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestThePublisherTakesTheRequestTimeoutOfItsEtcd(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Etcd.RequestTimeout, cfg.ClustersetEtcd.RequestTimeout = 3*time.Second, 7*time.Second
+	if got := cfg.clustersetConfig().RequestTimeout; got != 3*time.Second {
+		t.Errorf("without --clusterset-etcd-endpoints: %s, want --etcd-request-timeout's 3s", got)
+	}
+	cfg.ClustersetEtcd.Endpoints = []string{"http://127.0.0.1:2379"}
+	if got := cfg.clustersetConfig().RequestTimeout; got != 7*time.Second {
+		t.Errorf("with --clusterset-etcd-endpoints: %s, want --clusterset-etcd-request-timeout's 7s", got)
+	}
+}

@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 			return err
 		}
 		defer closeBroker()
-		publisher, err := newPublisher(ctx, cfg.Clusterset, restCfg, kube, broker, log)
+		publisher, err := newPublisher(ctx, cfg.clustersetConfig(), restCfg, kube, broker, log)
 		if err != nil {
 			return err
 		}

@@ -229,7 +229,7 @@ func DefaultConfig() Config {
 		ReverseFallthrough: true,
 		Etcd:               etcdstore.DefaultClientOptions(),
 		ClustersetEtcd: etcdstore.DefaultClientOptions().Prefixed("clusterset-",
-			"the clusterset's etcd, when not the records' (with --clusterset-prefix)"),
+			"the clusterset's etcd, if not the records'"),
 		EtcdProbeInterval: 2 * time.Second,
 		EtcdRelistJitter:  2 * time.Second,
 		EtcdDataDir:       "./data/etcd",

@@ -22,6 +22,9 @@ type Config struct {
 	// ResyncPeriod is how often every ServiceExport is checked again (the
 	// Conflict condition follows other clusters' exports this way).
 	ResyncPeriod time.Duration
+	// RequestTimeout bounds each etcd request (0: 5s); kube2sky sets it
+	// from the request timeout of the etcd the clusterset is in.
+	RequestTimeout time.Duration
 }
 
 // Validate checks the settings; an empty ClusterID is read later.

@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	cs "github.com/kubesky/kubesky/contract/clusterset"
+	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // ReaderUser is the etcd user and role of every skydns: read on the
@@ -90,9 +91,11 @@ func (p permission) String() string {
 	return fmt.Sprintf("%s [%s, %s)", kind, p.Key, p.End)
 }
 
-// roles are the reader's and each cluster's.
+// roles are the reader's and each cluster's. Reading the prefix reaches
+// up to where its watches may (etcdstore.WatchedEnd).
 func roles(prefix string, clusterIDs []string) []role {
-	read := permission{cs.ReadRange(prefix), clientv3.PermRead}
+	keys := cs.ReadRange(prefix)
+	read := permission{cs.KeyRange{Key: keys.Key, End: etcdstore.WatchedEnd(keys.Key)}, clientv3.PermRead}
 	all := []role{{name: ReaderUser, perms: []permission{read}}}
 	for _, id := range clusterIDs {
 		r := role{name: ClusterUser(id), perms: []permission{read}}

@@ -1,6 +1,7 @@
 package clusterset
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,8 +41,14 @@ type Store interface {
 
 var _ Store = (*clientv3.Client)(nil)
 
+// defaultRequestTimeout bounds every etcd request when
+// Config.RequestTimeout does not.
+const defaultRequestTimeout = 5 * time.Second
+
 // requestTimeout bounds every etcd request.
-const requestTimeout = 5 * time.Second
+func (p *Publisher) requestTimeout() time.Duration {
+	return cmp.Or(p.cfg.RequestTimeout, defaultRequestTimeout)
+}
 
 // Publisher publishes this cluster's exports; see the package doc.
 type Publisher struct {
@@ -116,7 +123,8 @@ func (p *Publisher) malformed(err error) {
 // queueing each name whose merged Service changed.
 func (p *Publisher) watchExports(ctx context.Context) {
 	lw := &etcdstore.ListWatcher{Source: p.store, Prefix: strings.TrimSuffix(p.cfg.Prefix, "/") + "/", Logger: p.log,
-		OnUpdate: func(u contract.Update) { p.queueNames(p.imp.apply(u)) }}
+		RequestTimeout: p.requestTimeout(),
+		OnUpdate:       func(u contract.Update) { p.queueNames(p.imp.apply(u)) }}
 	_ = lw.Run(ctx) // ctx's error
 }
 
@@ -251,7 +259,7 @@ var errClaimed = errors.New("the cluster ID is claimed by another live publisher
 
 // claim grants a lease and creates the cluster key on it, if no one holds it.
 func (p *Publisher) claim(ctx context.Context) (*term, error) {
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, p.requestTimeout())
 	defer cancel()
 	lease, err := p.store.Grant(rctx, int64(p.cfg.LeaseTTL/time.Second))
 	if err != nil {
@@ -274,7 +282,7 @@ func (p *Publisher) claim(ctx context.Context) (*term, error) {
 // ServiceExport (an earlier term's, whose lease outlived a crash), and
 // queues the names of its import keys, to be put again or deleted.
 func (p *Publisher) clearUnexplained(ctx context.Context, t *term) error {
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, p.requestTimeout())
 	defer cancel()
 	imports, err := p.store.Get(rctx, cs.ClusterImportsPrefix(p.cfg.Prefix, p.cfg.ClusterID), clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
@@ -310,7 +318,7 @@ func (p *Publisher) exported(name cs.ServiceName) bool {
 
 // fenced applies op only while t's lease holds the cluster key.
 func (p *Publisher) fenced(ctx context.Context, t *term, op clientv3.Op) error {
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, p.requestTimeout())
 	defer cancel()
 	key := cs.ClusterKey(p.cfg.Prefix, p.cfg.ClusterID)
 	resp, err := p.store.Txn(rctx).If(clientv3.Compare(clientv3.LeaseValue(key), "=", t.lease)).Then(op).Commit()

@@ -137,7 +137,7 @@ func (p *Publisher) deleteWritten(ctx context.Context, t *term, written map[cs.S
 // export: the layout is by cluster first so that a cluster's etcd role can
 // be limited to its own keys.
 func (p *Publisher) exportsOf(ctx context.Context, name cs.ServiceName) (map[string]cs.Export, error) {
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, p.requestTimeout())
 	defer cancel()
 	resp, err := p.store.Get(rctx, cs.ExportsPrefix(p.cfg.Prefix), clientv3.WithPrefix())
 	if err != nil {
