@@ -178,7 +178,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --hosts-domain={{ . }}
     {{- end }}
     {{- end }}
-    {{- with include "kubesky.clustersetArgs" (list $ "writer") }}{{ nindent 4 . }}{{ end }}
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   ports:
     - name: k2s-metrics
       containerPort: 8082
@@ -221,7 +221,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - --lameduck=5s
     {{- end }}
     - --ns-addrs={{ $.Values.service.clusterIP }}
-    {{- with include "kubesky.clustersetArgs" (list $ "reader") }}{{ nindent 4 . }}{{ end }}
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   ports:
     - name: dns
       containerPort: 53
@@ -294,10 +294,9 @@ volumeMounts:
 - --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
 {{- end }}
 
-{{/* The Multi-Cluster Services flags of kube2sky (call with (list $ "writer")) or a skydns ((list $ "reader")) when clusterset.enabled, a YAML list (empty otherwise): with a broker, how to reach it with the role's Secret (kubesky.clustersetVolume). */}}
+{{/* The Multi-Cluster Services flags of kube2sky and skydns when clusterset.enabled, a YAML list (empty otherwise): with a broker, how to reach it with the Secret mounted by kubesky.clustersetMount. */}}
 {{- define "kubesky.clustersetArgs" -}}
-{{- $ := index . 0 -}}
-{{- with $.Values.clusterset }}{{ if .enabled -}}
+{{- with .Values.clusterset }}{{ if .enabled -}}
 {{- include "kubesky.checkClusterset" $ -}}
 - --clusterset-prefix={{ .prefix }}
 - --cluster-id={{ .clusterID }}
@@ -383,7 +382,7 @@ volumeMounts:
     - --node-local-peers=/run/skydns-peers
     - --fast-path-answers=4096
     - --memory-limit-factor=1.25
-    {{- with include "kubesky.clustersetArgs" (list $ "reader") }}{{ nindent 4 . }}{{ end }}
+    {{- include "kubesky.clustersetArgs" $ | nindent 4 }}
   volumeMounts:
     {{- include "kubesky.etcdClientMount" $ | nindent 4 }}
     - name: run
