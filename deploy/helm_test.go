@@ -239,69 +239,6 @@ func TestChartOptions(t *testing.T) {
 	}
 }
 
-// clustersetValues enable Multi-Cluster Services in topology.
-func clustersetValues(topology string) map[string]any {
-	return map[string]any{"topology": topology, "clusterset": map[string]any{"enabled": true, "clusterID": "east"}}
-}
-
-// TestChartGrantsTheClustersetRBACOnlyWhenEnabled checks that
-// clusterset.enabled adds deploy/optional's clusterset ClusterRole, rule
-// for rule, and its admission policy, and that the default does not.
-func TestChartGrantsTheClustersetRBACOnlyWhenEnabled(t *testing.T) {
-	const role = "ClusterRole/system:kubesky:clusterset"
-	if _, ok := byName(renderChart(t, nil))[role]; ok {
-		t.Errorf("the default values render %s", role)
-	}
-	chart := byName(renderChart(t, clustersetValues("shared")))
-	optional, err := Optional()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := byName(optional)
-	for _, name := range []string{role, "ClusterRoleBinding/system:kubesky:clusterset"} {
-		got, ok := chart[name]
-		if !ok || want[name] == nil || !equality.Semantic.DeepEqual(got.Object["rules"], want[name].Object["rules"]) ||
-			!equality.Semantic.DeepEqual(got.Object["roleRef"], want[name].Object["roleRef"]) {
-			t.Errorf("%s: chart\n%v\nwant\n%v", name, got, want[name])
-		}
-	}
-	for _, name := range []string{"ValidatingAdmissionPolicy/kubesky-clusterset-writes", "ValidatingAdmissionPolicyBinding/kubesky-clusterset-writes"} {
-		got, ok := chart[name]
-		if !ok || want[name] == nil || !equality.Semantic.DeepEqual(got.Object["spec"], want[name].Object["spec"]) {
-			t.Errorf("%s: chart\n%v\nwant\n%v", name, got, want[name])
-		}
-	}
-}
-
-// TestChartGivesTheClustersetFlagsToKube2skyAndSkydns checks that
-// clusterset.enabled reaches kube2sky and every skydns, and that it is
-// refused without a cluster ID or in the per-pod topology.
-func TestChartGivesTheClustersetFlagsToKube2skyAndSkydns(t *testing.T) {
-	wantArgs := []string{"--clusterset-prefix=/clusterset", "--cluster-id=east"}
-	for topology, workloads := range map[string][]string{
-		"shared":     {"Deployment/kube-system/kubesky-kube2sky", "Deployment/kube-system/kubesky-skydns"},
-		"node-local": {"Deployment/kube-system/kubesky-kube2sky", "Deployment/kube-system/kubesky-skydns", "DaemonSet/kube-system/kubesky-node-local"},
-	} {
-		enabled, disabled := byName(renderChart(t, clustersetValues(topology))), byName(renderChart(t, map[string]any{"topology": topology}))
-		for _, name := range workloads {
-			if got := containerArgs(t, enabled[name]); !containsAll(got, wantArgs) {
-				t.Errorf("%s %s: args %v, want %v among them", topology, name, got, wantArgs)
-			}
-			if got := containerArgs(t, disabled[name]); slices.ContainsFunc(got, func(a string) bool { return strings.HasPrefix(a, "--clusterset") }) {
-				t.Errorf("%s %s without clusterset: args %v", topology, name, got)
-			}
-		}
-	}
-	noID := clustersetValues("shared")
-	noID["clusterset"] = map[string]any{"enabled": true}
-	if _, err := renderChartErr(noID); err == nil || !strings.Contains(err.Error(), "clusterset.clusterID") {
-		t.Errorf("enabled without a cluster ID: %v, want an error naming clusterset.clusterID", err)
-	}
-	if _, err := renderChartErr(clustersetValues("per-pod")); err == nil || !strings.Contains(err.Error(), "topology") {
-		t.Errorf("enabled in the per-pod topology: %v, want an error naming the topology", err)
-	}
-}
-
 // containerArgs are the args of all the containers of a workload, one
 // list.
 func containerArgs(t *testing.T, workload *unstructured.Unstructured) []string {

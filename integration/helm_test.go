@@ -41,7 +41,8 @@ var helmValues = map[string]string{
 		"nodeLocal.tolerations=null,nodeLocal.updateStrategy.type=OnDelete,nodeLocal.updateStrategy.rollingUpdate=null," +
 		"etcd.relay.replicaCount=3,nodeLocal.resources.requests.cpu=75m,clusterset.enabled=true,clusterset.clusterID=east",
 	"per-pod with options": "topology=per-pod,hpa.enabled=true,podDisruptionBudget.minAvailable=1," +
-		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra",
+		"podDisruptionBudget.maxUnavailable=null,extraSecrets[0].name=extra,extraSecrets[0].mountPath=/etc/extra," +
+		"etcd.prefix=/east,clusterset.enabled=true,clusterset.clusterID=east,clusterset.broker.endpoints[0]=https://broker.example.com:2379",
 	"shared with options": "topology=shared,hpa.enabled=true,replicaCount=3,etcd.storage=2Gi,etcd.storageClassName=local," +
 		"etcd.persistentVolumeClaimRetentionPolicy.whenDeleted=Delete," +
 		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]" +

@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/contract"
+	cs "github.com/kubesky/kubesky/contract/clusterset"
 	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/internal/poll"
 )
@@ -44,22 +45,35 @@ var (
 // kube-apiserver, which shares the cluster, gets its /registry/ prefix and
 // the key its compactor keeps; root sets the rest up.
 func etcdAccounts(prefix string) []etcdAccount {
-	return accountsFor(prefix, []string{"skydns"}, true)
+	return accountsFor(prefix, "", []string{"skydns"}, true)
 }
 
-// accountsFor are root, kube2sky, a user per reader (read on the prefix)
-// and, with apiserver, the kube-apiserver's. A cluster's shared etcd has
-// one reader, the relay (deploy/README.md).
-func accountsFor(prefix string, readers []string, apiserver bool) []etcdAccount {
-	records := strings.TrimSuffix(prefix, "/") + "/"
-	accounts := []etcdAccount{{user: "root"}, {user: "kube2sky", grants: []etcdGrant{{records, true, permReadWrite}}}}
+// accountsFor are root, kube2sky (read and write on the records' prefix
+// and, if not empty, the clusterset prefix), a user per reader (read on
+// them) and, with apiserver, the kube-apiserver's. A cluster's shared etcd
+// has one reader, the relay (deploy/README.md).
+func accountsFor(prefix, clusterset string, readers []string, apiserver bool) []etcdAccount {
+	prefixes := []string{prefix}
+	if clusterset != "" {
+		prefixes = append(prefixes, clusterset)
+	}
+	accounts := []etcdAccount{{user: "root"}, {user: "kube2sky", grants: prefixGrants(prefixes, permReadWrite)}}
 	for _, r := range readers {
-		accounts = append(accounts, etcdAccount{user: r, grants: []etcdGrant{{records, true, permRead}}})
+		accounts = append(accounts, etcdAccount{user: r, grants: prefixGrants(prefixes, permRead)})
 	}
 	if apiserver {
 		accounts = append(accounts, etcdAccount{user: "kube-apiserver", grants: []etcdGrant{{"/registry/", true, permReadWrite}, {"compact_rev_key", false, permReadWrite}}})
 	}
 	return accounts
+}
+
+// prefixGrants grant perm on every key under each of prefixes.
+func prefixGrants(prefixes []string, perm clientv3.PermissionType) []etcdGrant {
+	grants := make([]etcdGrant, 0, len(prefixes))
+	for _, p := range prefixes {
+		grants = append(grants, etcdGrant{strings.TrimSuffix(p, "/") + "/", true, perm})
+	}
+	return grants
 }
 
 // etcdUsers are the names of etcdAccounts.
@@ -73,12 +87,13 @@ func etcdUsers() []string {
 
 func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := etcdstore.DefaultClientOptions()
-	prefix := contract.DefaultPrefix
+	prefix, clustersetPrefix := contract.DefaultPrefix, ""
 	readers, apiserver := []string{"skydns"}, true
 	wait := time.Duration(0)
 	fs := pflag.NewFlagSet("etcd-auth", pflag.ContinueOnError)
 	opts.AddFlags(fs)
 	fs.StringVar(&prefix, "prefix", prefix, "etcd key prefix of the records")
+	fs.StringVar(&clustersetPrefix, "clusterset-prefix", clustersetPrefix, "etcd key prefix of the Multi-Cluster Services records kept in this etcd: kube2sky may write it and the readers read it, as the records (empty: none)")
 	fs.StringSliceVar(&readers, "reader", readers, "user that may read the prefix and nothing else, repeatable")
 	fs.BoolVar(&apiserver, "kube-apiserver", apiserver, "also the kube-apiserver's user (the compose stack's API server shares the etcd)")
 	fs.DurationVar(&wait, "wait", wait, "how long to wait for etcd to answer before giving up (a Job started with the members)")
@@ -89,26 +104,35 @@ func etcdAuthCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if code, exit := parseFlags(fs, args, summary, stdout, stderr); exit {
 		return code
 	}
-	if err := validateEtcdAuth(opts, prefix); err != nil {
+	if err := validateEtcdAuth(opts, prefix, clustersetPrefix); err != nil {
 		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
 		return 2
 	}
-	if err := setUpEtcdAuth(ctx, opts, accountsFor(prefix, readers, apiserver), wait, stdout); err != nil {
+	if err := setUpEtcdAuth(ctx, opts, accountsFor(prefix, clustersetPrefix, readers, apiserver), wait, stdout); err != nil {
 		fmt.Fprintf(stderr, "kubesky-demo etcd-auth: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func validateEtcdAuth(opts etcdstore.ClientOptions, prefix string) error {
-	if len(opts.Endpoints) == 0 {
+// validateEtcdAuth checks the flags; clusterset is --clusterset-prefix,
+// empty if not given.
+func validateEtcdAuth(opts etcdstore.ClientOptions, prefix, clusterset string) error {
+	switch {
+	case len(opts.Endpoints) == 0:
 		return errors.New("--etcd-endpoints is required")
-	}
-	if !strings.HasPrefix(prefix, "/") || strings.Trim(prefix, "/") == "" {
+	case !absolutePrefix(prefix):
 		return fmt.Errorf("--prefix %q: want an absolute key prefix such as /skydns", prefix)
+	case clusterset == "":
+	case !absolutePrefix(clusterset):
+		return fmt.Errorf("--clusterset-prefix %q: want an absolute key prefix such as /clusterset", clusterset)
+	case cs.Overlaps(clusterset, prefix):
+		return fmt.Errorf("--clusterset-prefix %q overlaps --prefix %q", clusterset, prefix)
 	}
 	return opts.Validate()
 }
+
+func absolutePrefix(p string) bool { return strings.HasPrefix(p, "/") && strings.Trim(p, "/") != "" }
 
 // setUpEtcdAuth waits up to wait for etcd, creates the roles, then the
 // users, then enables auth.

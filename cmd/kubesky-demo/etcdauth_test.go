@@ -27,6 +27,8 @@ func TestEtcdAuthBadInput(t *testing.T) {
 		{"no endpoints", nil, "--etcd-endpoints is required"},
 		{"a relative prefix", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--prefix=skydns"}, `--prefix "skydns"`},
 		{"the whole key space as prefix", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--prefix=/"}, `--prefix "/"`},
+		{"a relative clusterset prefix", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--clusterset-prefix=clusterset"}, `--clusterset-prefix "clusterset"`},
+		{"a clusterset prefix inside the records'", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--clusterset-prefix=/skydns/cs"}, `--clusterset-prefix "/skydns/cs" overlaps --prefix "/skydns"`},
 		{"a missing client certificate", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--etcd-certfile=/nonexistent/root.crt", "--etcd-keyfile=/nonexistent/root.key"}, "--etcd-certfile: open /nonexistent/root.crt"},
 		{"a client certificate that is not PEM", []string{"--etcd-endpoints=https://127.0.0.1:2379", "--etcd-certfile=" + notPEM, "--etcd-keyfile=" + notPEM}, "--etcd-certfile " + notPEM},
 	} {
@@ -84,5 +86,38 @@ func TestEtcdAuthAsTheSharedEtcdsJobRunsIt(t *testing.T) {
 	}
 	if _, err := relay.Put(t.Context(), "/skydns/x", "y"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 		t.Errorf("relay writing /skydns/x: %v, want permission denied", err)
+	}
+}
+
+// TestEtcdAuthGrantsTheChartsPrefixes runs etcd-auth as the chart's Job
+// does for a cluster whose records are under /east and whose clusterset
+// records share the etcd: kube2sky may write both prefixes and the relay
+// read both, and neither reaches the default /skydns/.
+func TestEtcdAuthGrantsTheChartsPrefixes(t *testing.T) {
+	pki := etcdtest.NewPKI(t)
+	srv := etcdtest.StartSecure(t, pki, "root")
+	flags := append([]string{"etcd-auth", "--etcd-endpoints=" + srv.ClientURL(), "--reader=relay", "--kube-apiserver=false",
+		"--prefix=/east", "--clusterset-prefix=/clusterset"}, pki.Flags(pki.Client(t, "root"))...)
+	if code, out, errOut := runMain(t, flags...); code != 0 {
+		t.Fatalf("code %d: %s %s", code, out, errOut)
+	}
+	kube2sky := etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "kube2sky")))
+	relay := etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "relay")))
+	for _, key := range []string{"/east/local/cluster/x", "/clusterset/clusters/east"} {
+		if _, err := kube2sky.Put(t.Context(), key, "{}"); err != nil {
+			t.Errorf("kube2sky writing %s: %v", key, err)
+		}
+		if resp, err := relay.Get(t.Context(), key); err != nil || len(resp.Kvs) != 1 {
+			t.Errorf("relay reading %s: %v, %v", key, resp, err)
+		}
+		if _, err := relay.Put(t.Context(), key, "{}"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+			t.Errorf("relay writing %s: %v, want permission denied", key, err)
+		}
+	}
+	if _, err := kube2sky.Put(t.Context(), "/skydns/x", "{}"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+		t.Errorf("kube2sky writing /skydns/x: %v, want permission denied", err)
+	}
+	if _, err := relay.Get(t.Context(), "/skydns/", clientv3.WithPrefix()); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+		t.Errorf("relay reading /skydns/: %v, want permission denied", err)
 	}
 }

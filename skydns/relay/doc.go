@@ -9,9 +9,10 @@
 // Three locks keep its readers read-only. Put, DeleteRange, Compact and a
 // Txn holding a write are refused with PermissionDenied before they go
 // upstream (ReadOnlyKV). The relay reaches etcd as a user whose role may
-// only read the records' prefix (its client certificate's common name,
-// under etcd's --client-cert-auth), so etcd refuses whatever a bug in the
-// filter let through. And a reader must present a client certificate
+// only read the records' prefix, and the clusterset prefix when the
+// clusterset records share that etcd (its client certificate's common
+// name, under etcd's --client-cert-auth), so etcd refuses whatever a bug
+// in the filter let through; the relay itself limits no key range. And a reader must present a client certificate
 // signed by the trusted CA with a common name on the allow-list
 // (AllowCommonNames); Lease, Cluster, Maintenance and Auth calls are
 // Unimplemented, as they are not registered.

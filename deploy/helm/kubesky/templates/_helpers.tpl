@@ -166,6 +166,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
   {{- include "kubesky.image" (list $ "kube2sky") | nindent 2 }}
   args:
     {{- include "kubesky.etcdArgs" . | nindent 4 }}
+    {{- with include "kubesky.prefixArgs" (list $ "") }}{{ nindent 4 . }}{{ end }}
     - --zone={{ $.Values.zone }}
     - --http-addr=0.0.0.0:8082
     - --leader-elect
@@ -182,7 +183,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - name: k2s-metrics
       containerPort: 8082
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (index . 1) true) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1) "writer") | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -212,6 +213,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     {{- else }}
     {{- include "kubesky.etcdArgs" . | nindent 4 }}
     {{- end }}
+    {{- with include "kubesky.prefixArgs" (list $ "") }}{{ nindent 4 . }}{{ end }}
     {{- if $.Values.coreDNS.configMap }}
     - --corefile=/etc/coredns/Corefile
     {{- else }}
@@ -230,7 +232,7 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
     - name: metrics
       containerPort: 8081
       protocol: TCP
-  {{- with include "kubesky.mounts" (list $ (index . 1) true) | trim }}{{ nindent 2 . }}{{ end }}
+  {{- with include "kubesky.mounts" (list $ (index . 1) "reader") | trim }}{{ nindent 2 . }}{{ end }}
   livenessProbe:
     httpGet:
       path: /healthz
@@ -247,18 +249,18 @@ https://{{ .Values.etcd.relay.clusterIP }}:2379
   {{- include "kubesky.containerSecurity" (list "NET_BIND_SERVICE") | nindent 2 }}
 {{- end }}
 
-{{/* The volume mounts of kube2sky and skydns; call with (list $ shared), or (list $ shared true) for one that reads CoreDNS's ConfigMap when coreDNS.configMap names it. */}}
+{{/* The volume mounts of kube2sky and skydns: the etcd client's (when shared), extraSecrets, the broker's Secret of role ("writer" for kube2sky, "reader" for skydns) and CoreDNS's ConfigMap when coreDNS.configMap names it; call with (list $ shared role). */}}
 {{- define "kubesky.mounts" -}}
 {{- $ := index . 0 -}}
-{{- $corefile := "" -}}
-{{- if gt (len .) 2 }}{{ $corefile = $.Values.coreDNS.configMap }}{{ end -}}
-{{- if or (index . 1) $.Values.extraSecrets $corefile }}
+{{- $broker := include "kubesky.clustersetMount" (list $ (index . 2)) | trim -}}
+{{- if or (index . 1) $.Values.extraSecrets $.Values.coreDNS.configMap $broker }}
 volumeMounts:
   {{- if index . 1 }}
   {{- include "kubesky.etcdClientMount" $ | nindent 2 }}
   {{- end }}
   {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 2 . }}{{ end }}
-  {{- if $corefile }}
+  {{- with $broker }}{{ nindent 2 . }}{{ end }}
+  {{- if $.Values.coreDNS.configMap }}
   - name: corefile
     mountPath: /etc/coredns
     readOnly: true
@@ -292,13 +294,65 @@ volumeMounts:
 - --etcd-keyfile=/etc/kubesky/etcd-tls/client.key
 {{- end }}
 
-{{/* The Multi-Cluster Services flags of kube2sky and skydns when clusterset.enabled, a YAML list (empty otherwise). */}}
+{{/* The Multi-Cluster Services flags of kube2sky and skydns when clusterset.enabled, a YAML list (empty otherwise): with a broker, how to reach it with the Secret mounted by kubesky.clustersetMount. */}}
 {{- define "kubesky.clustersetArgs" -}}
 {{- with .Values.clusterset }}{{ if .enabled -}}
-{{- if not (include "kubesky.sharedEtcd" $) }}{{ fail "clusterset.enabled needs topology shared or node-local: the clusters share an etcd" }}{{ end -}}
+{{- include "kubesky.checkClusterset" $ -}}
 - --clusterset-prefix={{ .prefix }}
-- --cluster-id={{ required "clusterset.clusterID: this cluster's ID (a DNS label), given to kube2sky and skydns" .clusterID }}
+- --cluster-id={{ .clusterID }}
+{{- with .broker.endpoints }}
+- --clusterset-etcd-endpoints={{ join "," . }}
+{{- range $flag, $file := dict "cafile" "ca.crt" "certfile" "tls.crt" "keyfile" "tls.key" }}
+- --clusterset-etcd-{{ $flag }}=/etc/kubesky/clusterset-tls/{{ $file }}
+{{- end }}
+{{- end }}
 {{- end }}{{ end }}
+{{- end }}
+
+{{/* Fails on clusterset values that cannot work together. */}}
+{{- define "kubesky.checkClusterset" -}}
+{{- with .Values.clusterset -}}
+{{- if not .clusterID }}{{ fail "clusterset.clusterID: this cluster's ID (a DNS label), given to kube2sky and skydns" }}{{ end -}}
+{{- if and (not .broker.endpoints) (not (include "kubesky.sharedEtcd" $)) -}}
+{{- fail (printf "clusterset.broker.endpoints: topology %s needs a broker etcd for clusterset.enabled (each DNS pod's etcd is its own; without a broker the clusters share the records' etcd, topology shared or node-local)" $.Values.topology) -}}
+{{- end -}}
+{{- $a := printf "%s/" (trimSuffix "/" .prefix) -}}
+{{- $b := printf "%s/" (trimSuffix "/" $.Values.etcd.prefix) -}}
+{{- if or (hasPrefix $a $b) (hasPrefix $b $a) }}{{ fail (printf "clusterset.prefix: %s overlaps etcd.prefix %s" .prefix $.Values.etcd.prefix) }}{{ end -}}
+{{- end -}}
+{{- end }}
+
+{{/* "true" when kube2sky and skydns reach the clusterset records in a broker etcd (clusterset.broker.endpoints), else "". */}}
+{{- define "kubesky.clustersetBroker" -}}
+{{- if and .Values.clusterset.enabled .Values.clusterset.broker.endpoints }}true{{ end }}
+{{- end }}
+
+{{/* The volume of the broker Secret of role "writer" (kube2sky) or "reader" (skydns), when there is a broker; call with (list $ role). */}}
+{{- define "kubesky.clustersetVolume" -}}
+{{- $ := index . 0 -}}
+{{- if include "kubesky.clustersetBroker" $ }}
+- name: clusterset-{{ index . 1 }}
+  secret:
+    secretName: {{ get $.Values.clusterset.broker (printf "%sSecret" (index . 1)) }}
+    defaultMode: 0440
+{{- end }}
+{{- end }}
+
+{{/* The mount of kubesky.clustersetVolume for role, where kubesky.clustersetArgs points; call with (list $ role). */}}
+{{- define "kubesky.clustersetMount" -}}
+{{- if include "kubesky.clustersetBroker" (index . 0) }}
+- name: clusterset-{{ index . 1 }}
+  mountPath: /etc/kubesky/clusterset-tls
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* The records' --prefix, a YAML list: empty for the daemons' default /skydns; call with the suffix to add ("" or "/"). */}}
+{{- define "kubesky.prefixArgs" -}}
+{{- $ := index . 0 -}}
+{{- if ne $.Values.etcd.prefix "/skydns" -}}
+- --prefix={{ $.Values.etcd.prefix }}{{ index . 1 }}
+{{- end }}
 {{- end }}
 
 {{/* The mount of kubesky.etcdClientTLS. */}}
@@ -321,6 +375,7 @@ volumeMounts:
     - --http-addr=0.0.0.0:9253
     - --health-socket=/run/skydns/health.sock
     {{- include "kubesky.etcdClientArgs" (include "kubesky.relayEndpoint" $) | nindent 4 }}
+    {{- with include "kubesky.prefixArgs" (list $ "") }}{{ nindent 4 . }}{{ end }}
     - --zone={{ $.Values.zone }}
     - --lameduck=2s
     - --ns-addrs={{ $.Values.service.clusterIP }}
@@ -335,6 +390,7 @@ volumeMounts:
     - name: peers
       mountPath: /run/skydns-peers
     {{- with include "kubesky.extraSecretMounts" $ | trim }}{{ nindent 4 . }}{{ end }}
+    {{- with include "kubesky.clustersetMount" (list $ "reader") | trim }}{{ nindent 4 . }}{{ end }}
   {{- range $probe, $timing := dict "readinessProbe" (dict "path" "/readyz" "periodSeconds" 2 "timeoutSeconds" 2) "livenessProbe" (dict "path" "/healthz" "periodSeconds" 10 "timeoutSeconds" 5 "failureThreshold" 5) }}
   {{ $probe }}:
     exec:
