@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
@@ -98,11 +99,16 @@ func TestClusterset(t *testing.T) {
 		reachesEveryCluster(t, east, "web.demo.svc.clusterset.local.", map[string]string{
 			demoPod(t, east, "app=web"): "east", demoPod(t, west, "app=web"): "west"})
 	})
-	t.Run("an ExternalName Service is not exported", func(t *testing.T) {
+	t.Run("an ExternalName Service is not exported, a headless one without endpoints is NXDOMAIN", func(t *testing.T) {
 		kubectl(t, west.Cluster, nil, "-n", "demo", "create", "service", "externalname", "ext", "--external-name=example.org")
 		export(t, west, "ext")
 		exportConditionWithin(t, west, "ext", mcsv1beta1.ServiceExportConditionValid, metav1.ConditionFalse, "InvalidServiceType")
+		kubectl(t, west.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "idle", "--clusterip=None")
+		export(t, west, "idle")
+		importedIPWithin(t, east, "idle", []string{"west"})
+		rcodeWithin(t, east, "idle.demo.svc.clusterset.local.", dns.TypeA, dns.RcodeNameError)
 	})
+	t.Run("ports union, a type conflict on every export, an import gone with the last export", func(t *testing.T) { portsAndConflicts(t, east, west) })
 	t.Run("west cut off from the broker leaves the answers within the lease, and comes back", func(t *testing.T) {
 		eastIP, westIP := podIPIn(t, east, "db-0"), podIPIn(t, west, "db-0")
 		cut := cutFromBroker(t, west, set)
@@ -117,6 +123,76 @@ func TestClusterset(t *testing.T) {
 		t.Logf("west rejoined: its endpoint back in east's answers after %s", back.Sub(rejoined).Round(100*time.Millisecond))
 	})
 	t.Run("export created and withdrawn: every cluster's answers", func(t *testing.T) { timeExports(t, east, west) })
+}
+
+// portsAndConflicts exports Services of one name from both clusters: with
+// different ports (the union is imported, no conflict), then of different
+// types (the oldest export's type wins; both exports say TypeConflict);
+// each import leaves every cluster with the last export.
+func portsAndConflicts(t *testing.T, east, west member) {
+	kubectl(t, west.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "api", "--tcp=80:8080")
+	kubectl(t, east.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "api", "--tcp=80:8080", "--tcp=9000:9000")
+	export(t, west, "api")
+	export(t, east, "api")
+	for _, m := range []member{east, west} {
+		importedIPWithin(t, m, "api", []string{"east", "west"})
+		importPortsWithin(t, m, "api", []string{"80-8080/TCP/80", "9000-9000/TCP/9000"})
+		exportConditionWithin(t, m, "api", mcsv1beta1.ServiceExportConditionConflict, metav1.ConditionFalse, string(mcsv1beta1.ServiceExportReasonNoConflicts))
+	}
+	kubectl(t, west.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "mixed", "--tcp=80:8080")
+	kubectl(t, east.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "mixed", "--clusterip=None")
+	export(t, west, "mixed")
+	importedIPWithin(t, east, "mixed", []string{"west"})
+	export(t, east, "mixed")
+	for _, m := range []member{east, west} {
+		exportConditionWithin(t, m, "mixed", mcsv1beta1.ServiceExportConditionConflict, metav1.ConditionTrue, string(mcsv1beta1.ServiceExportReasonTypeConflict))
+		if si, err := m.mcs.MulticlusterV1beta1().ServiceImports("demo").Get(t.Context(), "mixed", metav1.GetOptions{}); err != nil || si.Spec.Type != mcsv1beta1.ClusterSetIP {
+			t.Errorf("%s: ServiceImport mixed: %v, want the oldest export's type %s", m.id, err, mcsv1beta1.ClusterSetIP)
+		}
+	}
+	for _, name := range []string{"api", "mixed"} {
+		for _, m := range []member{east, west} {
+			if err := m.mcs.MulticlusterV1beta1().ServiceExports("demo").Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range []member{east, west} {
+			noImportWithin(t, m, name)
+		}
+	}
+}
+
+// importPortsWithin waits until m's ServiceImport demo/name has exactly the
+// ports, each "name/protocol/port".
+func importPortsWithin(t *testing.T, m member, name string, want []string) {
+	t.Helper()
+	polltest.Every(t, time.Minute, apiPoll, fmt.Sprintf("%s: ServiceImport %s ports %v", m.id, name, want), func() error {
+		si, err := m.mcs.MulticlusterV1beta1().ServiceImports("demo").Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, p := range si.Spec.Ports {
+			got = append(got, fmt.Sprintf("%s/%s/%d", p.Name, p.Protocol, p.Port))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("ports %v", got)
+		}
+		return nil
+	})
+}
+
+// noImportWithin waits until m has no ServiceImport demo/name.
+func noImportWithin(t *testing.T, m member, name string) {
+	t.Helper()
+	polltest.Every(t, time.Minute, apiPoll, fmt.Sprintf("%s: no ServiceImport %s", m.id, name), func() error {
+		_, err := m.mcs.MulticlusterV1beta1().ServiceImports("demo").Get(t.Context(), name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
 }
 
 // startClusterset starts the clusterset for the test (KUBESKY_CLUSTER_NODES
@@ -592,6 +668,9 @@ func timeExports(t *testing.T, east, west member) {
 			rcodeWithin(t, m, fqdn, dns.TypeA, dns.RcodeNameError)
 		}
 		gone = append(gone, time.Since(start))
+		for _, m := range []member{east, west} {
+			noImportWithin(t, m, name)
+		}
 	}
 	slices.Sort(seen)
 	slices.Sort(gone)
