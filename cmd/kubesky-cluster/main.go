@@ -94,7 +94,7 @@ func up(ctx context.Context, cfg cluster.Config, w io.Writer) error {
 		return err
 	}
 	defer c.Stop()
-	fmt.Fprint(w, guide(cfg))
+	fmt.Fprint(w, guide(cfg, "k"))
 	return waitExit(ctx, w, c.Exited())
 }
 
@@ -163,9 +163,10 @@ func upClusterset(ctx context.Context, cfg cluster.Config, members []cluster.Con
 	}
 	defer s.Stop()
 	for _, m := range members {
-		fmt.Fprintf(w, "\n== cluster %s ==%s", m.ClusterID, guide(m))
+		fmt.Fprintf(w, "\n== cluster %s ==%s", m.ClusterID, guide(m, m.ClusterID))
 	}
-	fmt.Fprintf(w, "\nThe clusters share the broker etcd %s (docs/clusterset.md); export a Service with\n  k create -f - <<< '{\"apiVersion\":\"multicluster.x-k8s.io/v1beta1\",\"kind\":\"ServiceExport\",\"metadata\":{\"name\":\"SVC\",\"namespace\":\"NS\"}}'\n", s.Broker)
+	fmt.Fprintf(w, "\nThe clusters share the broker etcd %s (docs/clusterset.md). Export a Service of %s:\n  %s create -f - <<< '{\"apiVersion\":\"multicluster.x-k8s.io/v1beta1\",\"kind\":\"ServiceExport\",\"metadata\":{\"name\":\"SVC\",\"namespace\":\"NS\"}}'\n",
+		s.Broker, ids[0], ids[0])
 	exited := make([]<-chan *kubeproc.Process, len(s.Members))
 	for i, c := range s.Members {
 		exited[i] = c.Exited()
@@ -173,19 +174,20 @@ func upClusterset(ctx context.Context, cfg cluster.Config, members []cluster.Con
 	return waitExit(ctx, w, exited...)
 }
 
-func guide(cfg cluster.Config) string {
+// guide says how to use the cluster, its kubectl aliased as alias.
+func guide(cfg cluster.Config, alias string) string {
 	kubectl := fmt.Sprintf("ip netns exec %s %s --kubeconfig %s", cfg.NetNS, filepath.Join(cfg.BinDir, "kubectl"), cfg.Kubeconfig())
 	return fmt.Sprintf(`
 The control plane runs inside the network namespace %[1]s, node i inside %[1]s-node-i, with
 kubesky as the cluster DNS (kube-dns, %[2]s). In another terminal (as root):
 
-  alias k='%[3]s'
-  k get nodes -L topology.kubernetes.io/zone
-  k get pods -A -o wide
-  k run -it --rm client --image=%[4]s --image-pull-policy=Never --restart=Never -- nslookup kubernetes
+  alias %[5]s='%[3]s'
+  %[5]s get nodes -L topology.kubernetes.io/zone
+  %[5]s get pods -A -o wide
+  %[5]s run -it --rm client --image=%[4]s --image-pull-policy=Never --restart=Never -- nslookup kubernetes
 
 Ctrl-C stops everything and removes the namespace.
-`, cfg.NetNS, cfg.Addresses().ClusterDNS, kubectl, cluster.ClientImage)
+`, cfg.NetNS, cfg.Addresses().ClusterDNS, kubectl, cluster.ClientImage, alias)
 }
 
 func absolute(path string) string {

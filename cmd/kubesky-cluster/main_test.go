@@ -36,7 +36,7 @@ func TestBadCommandLines(t *testing.T) {
 }
 
 func TestGuideShowsTheNetnsHelper(t *testing.T) {
-	out := guide(cluster.DefaultConfig("/repo"))
+	out := guide(cluster.DefaultConfig("/repo"), "k")
 	for _, want := range []string{"ip netns exec kubesky /repo/bin/kubectl --kubeconfig /repo/.cache/cluster/run/kubeconfig", "10.96.0.10", "Ctrl-C"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("guide lacks %q:\n%s", want, out)
