@@ -202,16 +202,17 @@ func httpGet(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// TestEveryLineIsJSONWithLogFormatJSON runs the binary against an API
-// server that does not answer until client-go has logged its failure:
-// kube2sky's own lines and client-go's are JSON.
+// TestEveryLineIsJSONWithLogFormatJSON runs the binary at debug level
+// against an API server that does not answer until client-go has logged
+// (its reflectors start at once): kube2sky's own lines and client-go's are
+// JSON.
 func TestEveryLineIsJSONWithLogFormatJSON(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	writeKubeconfig(t, kubeconfig, "https://127.0.0.1:1")
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "--kubeconfig="+kubeconfig, "--etcd-endpoints=http://127.0.0.1:1",
-		"--http-addr=127.0.0.1:0", "--log-format=json")
+		"--http-addr=127.0.0.1:0", "--log-format=json", "--log-level=debug")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
