@@ -33,27 +33,7 @@ func startCluster(t *testing.T, topology string) *cluster.Cluster {
 // topology (its clusterDNS), which Start deploys only when deploy is set.
 func startClusterFor(t *testing.T, topology string, deploy bool) *cluster.Cluster {
 	t.Helper()
-	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
-		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("the cluster tests need root")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := cluster.DefaultConfig(repo)
-	cfg.Out = testWriter{t}
-	if family := os.Getenv("KUBESKY_CLUSTER_IP_FAMILY"); family != "" {
-		cfg = cfg.WithIPFamily(family)
-	}
-	if n := os.Getenv("KUBESKY_CLUSTER_NODES"); n != "" {
-		if cfg.Nodes, err = strconv.Atoi(n); err != nil {
-			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)
-		}
-	}
-	cfg = cfg.WithTopology(topology)
+	cfg := testConfig(t).WithTopology(topology)
 	if !deploy {
 		cfg.Overlay = ""
 	}
@@ -74,6 +54,35 @@ func startClusterFor(t *testing.T, topology string, deploy bool) *cluster.Cluste
 		c.Stop()
 	})
 	return c
+}
+
+// testConfig is the cluster configuration of the environment make's
+// cluster targets set (KUBESKY_CLUSTER_NODES, KUBESKY_CLUSTER_IP_FAMILY),
+// progress printed through t. It skips (saying why) unless
+// KUBESKY_CLUSTER_TEST=1, and fails when not root.
+func testConfig(t *testing.T) cluster.Config {
+	t.Helper()
+	if os.Getenv("KUBESKY_CLUSTER_TEST") != "1" {
+		t.Skip("a real cluster needs root and minutes: run with KUBESKY_CLUSTER_TEST=1 (make test-cluster)")
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("the cluster tests need root")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cluster.DefaultConfig(repo)
+	cfg.Out = testWriter{t}
+	if family := os.Getenv("KUBESKY_CLUSTER_IP_FAMILY"); family != "" {
+		cfg = cfg.WithIPFamily(family)
+	}
+	if n := os.Getenv("KUBESKY_CLUSTER_NODES"); n != "" {
+		if cfg.Nodes, err = strconv.Atoi(n); err != nil {
+			t.Fatalf("KUBESKY_CLUSTER_NODES=%q: %v", n, err)
+		}
+	}
+	return cfg
 }
 
 // testWriter prints the cluster's progress through t.Log.
