@@ -80,16 +80,13 @@ func prefixGrants(prefixes []string, perm clientv3.PermissionType) []etcdGrant {
 }
 
 // watchedGrants grant perm on every key under prefix, and read as far as
-// an etcdstore.ListWatcher of prefix watches: after a stall it opens its
-// watch again over a range up to etcdstore.WatchedEnd, and etcd refuses a
-// watch whose range a role does not cover. A reader gets the one range;
-// a writer writes the prefix alone.
+// a watch of it reaches (etcdstore.PrefixPermissions).
 func watchedGrants(prefix string, perm clientv3.PermissionType) []etcdGrant {
-	end, watched := clientv3.GetPrefixRangeEnd(prefix), etcdstore.WatchedEnd(prefix)
-	if perm == permRead {
-		return []etcdGrant{{prefix, watched, permRead}}
+	var grants []etcdGrant
+	for _, p := range etcdstore.PrefixPermissions(prefix, perm) {
+		grants = append(grants, etcdGrant{p.Key, p.End, p.Type})
 	}
-	return []etcdGrant{{prefix, end, perm}, {end, watched, permRead}}
+	return grants
 }
 
 // etcdUsers are the names of etcdAccounts.
