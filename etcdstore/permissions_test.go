@@ -1,9 +1,7 @@
 package etcdstore_test
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +32,7 @@ func TestAUserHoldingPrefixPermissionsFollowsEveryWatchOpenedAfterAStall(t *test
 			if _, err := srv.Client.AuthEnable(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			src := newMutingSource(etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "user"))))
+			src := etcdtest.NewMutingSource(etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "user"))))
 			followStalls(t, srv, src)
 		})
 	}
@@ -43,7 +41,7 @@ func TestAUserHoldingPrefixPermissionsFollowsEveryWatchOpenedAfterAStall(t *test
 // followStalls runs a ListWatcher of /skydns/ over src, mutes its watch
 // once for each range it takes turns with after the first, and checks
 // that the change made meanwhile arrives each time.
-func followStalls(t *testing.T, srv *etcdtest.Server, src *mutingSource) {
+func followStalls(t *testing.T, srv *etcdtest.Server, src *etcdtest.MutingSource) {
 	t.Helper()
 	rec := &recorder{}
 	runListWatcher(t, &etcdstore.ListWatcher{Source: src, Prefix: "/skydns/", ProbeInterval: 100 * time.Millisecond,
@@ -52,55 +50,11 @@ func followStalls(t *testing.T, srv *etcdtest.Server, src *mutingSource) {
 	srv.Put(t, "/other/key", "moves etcd's revision to the watch's start")
 	awaitProgressNotifications(t, rec)
 	for stall := 1; stall < len(etcdstore.WatchEnds("/skydns/")); stall++ {
-		src.mute()
+		src.Mute()
 		want := fmt.Sprint(stall)
 		srv.Put(t, "/skydns/a", want)
 		polltest.True(t, fmt.Sprintf("the change made during stall %d", stall), func() bool { v, _ := rec.get("/skydns/a"); return v == want })
 	}
-}
-
-// mutingSource is an etcd client whose open watches can be silenced
-// without ending, as a watch a grpc-proxy joined to a dead upstream
-// watch: mute silences those open, not those opened after.
-type mutingSource struct {
-	*clientv3.Client
-	mu    sync.Mutex
-	muted chan struct{} // closed by mute
-}
-
-func newMutingSource(c *clientv3.Client) *mutingSource {
-	return &mutingSource{Client: c, muted: make(chan struct{})}
-}
-
-func (s *mutingSource) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
-	s.mu.Lock()
-	muted := s.muted
-	s.mu.Unlock()
-	in, out := s.Client.Watch(ctx, key, opts...), make(chan clientv3.WatchResponse)
-	go func() {
-		defer close(out)
-		for resp := range in {
-			select {
-			case <-muted: // what arrives after mute, however soon, is dropped
-			default:
-				select {
-				case out <- resp:
-					continue
-				case <-muted:
-				}
-			}
-			<-ctx.Done()
-			return
-		}
-	}()
-	return out
-}
-
-func (s *mutingSource) mute() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	close(s.muted)
-	s.muted = make(chan struct{})
 }
 
 // grantRole adds role holding perms.

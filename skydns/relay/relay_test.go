@@ -38,8 +38,15 @@ type setup struct {
 
 func newSetup(t testing.TB) setup {
 	t.Helper()
+	return newSetupWithProgressNotify(t, 0)
+}
+
+// newSetupWithProgressNotify is newSetup with etcd sending progress
+// notifications to quiet watches every interval (0: etcd's default).
+func newSetupWithProgressNotify(t testing.TB, interval time.Duration) setup {
+	t.Helper()
 	pki := etcdtest.NewPKI(t)
-	s := setup{pki: pki, etcd: etcdtest.StartSecure(t, pki, "root")}
+	s := setup{pki: pki, etcd: etcdtest.StartSecureWithProgressNotify(t, pki, "root", interval)}
 	for i := range 5 {
 		s.etcd.Put(t, fmt.Sprintf("/skydns/local/cluster/svc/default/s%d/x", i), fmt.Sprintf(`{"host":"10.0.0.%d"}`, i))
 	}
