@@ -375,6 +375,18 @@ func (lw *ListWatcher) watchEnd() string {
 	return clientv3.GetPrefixRangeEnd(lw.Prefix) + strings.Repeat("\x00", lw.watchVariant)
 }
 
+// WatchEnds are the ends of the ranges a ListWatcher's watch of prefix
+// takes turns with (see watchEnd), narrowest first; the last is
+// WatchedEnd(prefix).
+func WatchEnds(prefix string) []string {
+	lw := &ListWatcher{Prefix: prefix}
+	ends := make([]string, watchVariants)
+	for lw.watchVariant = range watchVariants {
+		ends[lw.watchVariant] = lw.watchEnd()
+	}
+	return ends
+}
+
 // WatchedEnd is the end of the widest range a ListWatcher of prefix
 // watches (see watchEnd): an etcd role whose readers list and watch
 // prefix must grant read from prefix up to it, or a watch opened again

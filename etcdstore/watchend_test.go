@@ -4,9 +4,17 @@ import "testing"
 
 func TestWatchedEndCoversEveryRangeAWatchTakesTurnsWith(t *testing.T) {
 	lw := &ListWatcher{Prefix: "/clusterset/"}
+	ends := WatchEnds(lw.Prefix)
+	if len(ends) != watchVariants {
+		t.Fatalf("WatchEnds has %d ends, want one per variant (%d)", len(ends), watchVariants)
+	}
 	for lw.watchVariant = range watchVariants {
-		if end := lw.watchEnd(); end > WatchedEnd(lw.Prefix) {
+		end := lw.watchEnd()
+		if end > WatchedEnd(lw.Prefix) {
 			t.Errorf("variant %d watches up to %q, past WatchedEnd %q", lw.watchVariant, end, WatchedEnd(lw.Prefix))
+		}
+		if ends[lw.watchVariant] != end {
+			t.Errorf("WatchEnds[%d] = %q, the watch ends at %q", lw.watchVariant, ends[lw.watchVariant], end)
 		}
 	}
 	if lw.watchEnd() != WatchedEnd(lw.Prefix) {

@@ -49,6 +49,7 @@ func TestDemoEtcdAuth(t *testing.T) {
 		}
 		wantPermissionDenied(t, "writing the prefix", put(t, c, "/skydns/local/cluster/x"))
 		wantPermissionDenied(t, "reading the API server's keys", get(t, c, "/registry/"))
+		requireStalledWatchesReopen(t, c)
 	})
 	t.Run("kube2sky writes the prefix and its election key, nothing else", func(t *testing.T) {
 		c := etcdClient(t, etcd.Endpoint, pki, pki.Client(t, "kube2sky"), "", "")
@@ -59,6 +60,7 @@ func TestDemoEtcdAuth(t *testing.T) {
 		}
 		wantPermissionDenied(t, "writing outside the prefix", put(t, c, "/registry/x"))
 		wantPermissionDenied(t, "writing a key that only starts like the prefix", put(t, c, "/skydnsx"))
+		requireStalledWatchesReopen(t, c)
 	})
 	t.Run("the API server writes /registry/ and its compaction key, not the records", func(t *testing.T) {
 		c := etcdClient(t, etcd.Endpoint, pki, pki.Client(t, "kube-apiserver"), "", "")

@@ -12,24 +12,24 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 	"github.com/kubesky/kubesky/integration/harness"
 )
 
-// The etcd roles of deploy/README.md: kube2sky reads and writes the
-// prefix (its records and, under /skydns/_kube2sky/, its leader election);
-// skydns only reads it.
-var etcdRoleCommands = [][]string{
-	{"role", "add", "kube2sky"},
-	{"role", "grant-permission", "kube2sky", "--prefix=true", "readwrite", "/skydns/"},
-	{"role", "add", "skydns"},
-	{"role", "grant-permission", "skydns", "--prefix=true", "read", "/skydns/"},
-	{"user", "add", "root", "--new-user-password=root-secret"},
-	{"user", "grant-role", "root", "root"},
-	{"user", "add", "kube2sky", "--new-user-password=kube2sky-secret"},
-	{"user", "grant-role", "kube2sky", "kube2sky"},
-	{"user", "add", "skydns", "--no-password"},
-	{"user", "grant-role", "skydns", "skydns"},
-	{"auth", "enable"},
+// setUpRolesAsTheREADMEDoes runs deploy/README.md's commands for an etcd
+// cluster of one's own: kube2sky added with a password by etcdctl, then
+// `kubesky-demo etcd-auth` as root for the roles (kube2sky reads and writes
+// the prefix, its records and, under /skydns/_kube2sky/, its leader
+// election; skydns only reads it), the other users and auth.
+func setUpRolesAsTheREADMEDoes(t *testing.T, etcd *harness.Etcd, pki *harness.EtcdPKI, root harness.ClientCert) {
+	t.Helper()
+	etcd.Ctl("user", "add", "kube2sky", "--new-user-password=kube2sky-secret")
+	args := append([]string{"etcd-auth", "--etcd-endpoints=" + etcd.Endpoint, "--reader=skydns", "--kube-apiserver=false"}, pki.Flags(root)...)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, harness.Binary("kubesky-demo"), args...).CombinedOutput(); err != nil {
+		t.Fatalf("kubesky-demo etcd-auth: %v\n%s", err, out)
+	}
 }
 
 // TestEtcdTLSAndRBAC runs the pipeline against an etcd that requires TLS
@@ -37,11 +37,10 @@ var etcdRoleCommands = [][]string{
 // password (over a client certificate), skydns with its certificate's
 // common name, each holding only its role.
 func TestEtcdTLSAndRBAC(t *testing.T) {
+	harness.RequireBinaries(t, "kubesky-demo", "etcdctl")
 	pki := harness.NewEtcdPKI(t)
 	dnsEtcd := harness.StartSecureEtcd(t, pki, "root")
-	for _, args := range etcdRoleCommands {
-		dnsEtcd.Ctl(args...)
-	}
+	setUpRolesAsTheREADMEDoes(t, dnsEtcd, pki, pki.Client(t, "root"))
 	apiEtcd := harness.StartEtcd(t)
 	api := harness.StartAPIServer(t, apiEtcd.Endpoint)
 	kube2skyCert, skydnsCert := pki.Client(t, "kube2sky"), pki.Client(t, "skydns")
@@ -62,6 +61,7 @@ func TestEtcdTLSAndRBAC(t *testing.T) {
 		}
 		wantPermissionDenied(t, "writing the prefix", put(t, c, "/skydns/local/cluster/svc/default/evil/x"))
 		wantPermissionDenied(t, "reading outside the prefix", get(t, c, "/registry/"))
+		requireStalledWatchesReopen(t, c)
 	})
 
 	t.Run("kube2sky's user may write the prefix and nothing else", func(t *testing.T) {
@@ -71,6 +71,7 @@ func TestEtcdTLSAndRBAC(t *testing.T) {
 		}
 		wantPermissionDenied(t, "writing outside the prefix", put(t, c, "/other/key"))
 		wantPermissionDenied(t, "reading outside the prefix", get(t, c, "/other/"))
+		requireStalledWatchesReopen(t, c)
 	})
 
 	badCert := harness.NewEtcdPKI(t).Client(t, "skydns") // signed by a CA etcd does not trust
@@ -158,6 +159,17 @@ func get(t *testing.T, c *clientv3.Client, prefix string) error {
 	defer cancel()
 	_, err := c.Get(ctx, prefix, clientv3.WithPrefix())
 	return err
+}
+
+// requireStalledWatchesReopen checks that c may watch /skydns/ over each
+// range a ListWatcher opens its watch with after a stall, and may write
+// nothing past the prefix on the way.
+func requireStalledWatchesReopen(t *testing.T, c *clientv3.Client) {
+	t.Helper()
+	if err := etcdtest.WatchRangesErr(t.Context(), c, "/skydns/"); err != nil {
+		t.Error(err)
+	}
+	wantPermissionDenied(t, "writing the prefix's end", put(t, c, clientv3.GetPrefixRangeEnd("/skydns/")))
 }
 
 func wantPermissionDenied(t *testing.T, what string, err error) {

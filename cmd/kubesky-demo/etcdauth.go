@@ -26,11 +26,11 @@ type etcdAccount struct {
 	grants []etcdGrant
 }
 
-// etcdGrant is a permission on one key, or on every key under a prefix.
+// etcdGrant is a permission on the keys in [key, end), or on key alone
+// if end is empty.
 type etcdGrant struct {
-	key    string
-	prefix bool
-	perm   clientv3.PermissionType
+	key, end string
+	perm     clientv3.PermissionType
 }
 
 var (
@@ -51,7 +51,8 @@ func etcdAccounts(prefix string) []etcdAccount {
 // accountsFor are root, kube2sky (read and write on the records' prefix
 // and, if not empty, the clusterset prefix), a user per reader (read on
 // them) and, with apiserver, the kube-apiserver's. A cluster's shared etcd
-// has one reader, the relay (deploy/README.md).
+// has one reader, the relay (deploy/README.md). Each reads its prefixes as
+// far as a watch of them reaches (see watchedGrants).
 func accountsFor(prefix, clusterset string, readers []string, apiserver bool) []etcdAccount {
 	prefixes := []string{prefix}
 	if clusterset != "" {
@@ -62,16 +63,28 @@ func accountsFor(prefix, clusterset string, readers []string, apiserver bool) []
 		accounts = append(accounts, etcdAccount{user: r, grants: prefixGrants(prefixes, permRead)})
 	}
 	if apiserver {
-		accounts = append(accounts, etcdAccount{user: "kube-apiserver", grants: []etcdGrant{{"/registry/", true, permReadWrite}, {"compact_rev_key", false, permReadWrite}}})
+		accounts = append(accounts, etcdAccount{user: "kube-apiserver", grants: []etcdGrant{
+			{"/registry/", clientv3.GetPrefixRangeEnd("/registry/"), permReadWrite}, {"compact_rev_key", "", permReadWrite}}})
 	}
 	return accounts
 }
 
-// prefixGrants grant perm on every key under each of prefixes.
+// prefixGrants grant perm on every key under each of prefixes (see
+// watchedGrants).
 func prefixGrants(prefixes []string, perm clientv3.PermissionType) []etcdGrant {
-	grants := make([]etcdGrant, 0, len(prefixes))
+	var grants []etcdGrant
 	for _, p := range prefixes {
-		grants = append(grants, etcdGrant{strings.TrimSuffix(p, "/") + "/", true, perm})
+		grants = append(grants, watchedGrants(strings.TrimSuffix(p, "/")+"/", perm)...)
+	}
+	return grants
+}
+
+// watchedGrants grant perm on every key under prefix, and read as far as
+// a watch of it reaches (etcdstore.PrefixPermissions).
+func watchedGrants(prefix string, perm clientv3.PermissionType) []etcdGrant {
+	var grants []etcdGrant
+	for _, p := range etcdstore.PrefixPermissions(prefix, perm) {
+		grants = append(grants, etcdGrant{p.Key, p.End, p.Type})
 	}
 	return grants
 }
@@ -181,12 +194,8 @@ func (a etcdAuthSetup) account(ctx context.Context, acct etcdAccount) error {
 		}
 	}
 	for _, g := range acct.grants {
-		end := ""
-		if g.prefix {
-			end = clientv3.GetPrefixRangeEnd(g.key)
-		}
-		if err := a.call(ctx, "granting role "+role+" "+g.key, func(ctx context.Context) error {
-			_, err := a.client.RoleGrantPermission(ctx, role, g.key, end, g.perm)
+		if err := a.call(ctx, "granting role "+role+" "+g.String(), func(ctx context.Context) error {
+			_, err := a.client.RoleGrantPermission(ctx, role, g.key, g.end, g.perm)
 			return err
 		}); err != nil {
 			return err
@@ -240,20 +249,29 @@ func ignoreExists(err error) error {
 	return err
 }
 
-// describeGrants is "readwrite /skydns/*, read key" or "root".
+// describeGrants is "role root" or the role and its grants, like
+// "role kube-apiserver (readwrite /registry/*, readwrite compact_rev_key)".
 func describeGrants(acct etcdAccount) string {
 	if acct.user == "root" {
 		return "role root"
 	}
 	var parts []string
 	for _, g := range acct.grants {
-		key := g.key
-		if g.prefix {
-			key += "*"
-		}
-		parts = append(parts, permName(g.perm)+" "+key)
+		parts = append(parts, g.String())
 	}
 	return "role " + acct.user + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// String is "read key", "readwrite /prefix/*" or "read [key, end)" with
+// the keys quoted.
+func (g etcdGrant) String() string {
+	switch g.end {
+	case "":
+		return permName(g.perm) + " " + g.key
+	case clientv3.GetPrefixRangeEnd(g.key):
+		return permName(g.perm) + " " + g.key + "*"
+	}
+	return fmt.Sprintf("%s [%q, %q)", permName(g.perm), g.key, g.end)
 }
 
 func permName(p clientv3.PermissionType) string {

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -41,21 +43,27 @@ func TestEtcdAuthBadInput(t *testing.T) {
 	}
 }
 
-func TestEtcdAccountsHoldOnlyThePrefix(t *testing.T) {
+func TestEtcdAccountsHoldOnlyThePrefixAsFarAsItsWatchesReach(t *testing.T) {
+	watched := "/skydns0\x00\x00\x00\x00\x00\x00\x00"
 	for _, a := range etcdAccounts("/skydns") {
+		var want []etcdGrant
 		switch a.user {
 		case "kube2sky":
-			if len(a.grants) != 1 || a.grants[0] != (etcdGrant{"/skydns/", true, permReadWrite}) {
-				t.Errorf("kube2sky: %+v", a.grants)
-			}
+			want = []etcdGrant{{"/skydns/", "/skydns0", permReadWrite}, {"/skydns0", watched, permRead}}
 		case "skydns":
-			if len(a.grants) != 1 || a.grants[0] != (etcdGrant{"/skydns/", true, permRead}) {
-				t.Errorf("skydns: %+v", a.grants)
-			}
+			want = []etcdGrant{{"/skydns/", watched, permRead}}
+		default:
+			continue
+		}
+		if !slices.Equal(a.grants, want) {
+			t.Errorf("%s: %+q, want %+q", a.user, a.grants, want)
 		}
 	}
-	if got := describeGrants(etcdAccounts("/skydns/")[1]); got != "role kube2sky (readwrite /skydns/*)" {
-		t.Errorf("describeGrants = %q", got)
+	if got, want := describeGrants(etcdAccounts("/skydns/")[2]), `role skydns (read ["/skydns/", "/skydns0\x00\x00\x00\x00\x00\x00\x00"))`; got != want {
+		t.Errorf("describeGrants = %s, want %s", got, want)
+	}
+	if got, want := describeGrants(etcdAccounts("/skydns/")[3]), "role kube-apiserver (readwrite /registry/*, readwrite compact_rev_key)"; got != want {
+		t.Errorf("describeGrants = %s, want %s", got, want)
 	}
 }
 
@@ -86,6 +94,29 @@ func TestEtcdAuthAsTheSharedEtcdsJobRunsIt(t *testing.T) {
 	}
 	if _, err := relay.Put(t.Context(), "/skydns/x", "y"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 		t.Errorf("relay writing /skydns/x: %v, want permission denied", err)
+	}
+	kube2sky := etcdtest.NewClientWith(t, pki.Options(srv.ClientURL(), pki.Client(t, "kube2sky")))
+	requireWatchedReach(t, map[string]*clientv3.Client{"relay": relay, "kube2sky": kube2sky}, "/skydns/")
+}
+
+// requireWatchedReach checks that each user may watch prefix over every
+// range a ListWatcher opens its watch with after a stall, not past the
+// widest, and may write nothing from the prefix's end to there.
+func requireWatchedReach(t *testing.T, users map[string]*clientv3.Client, prefix string) {
+	t.Helper()
+	end := clientv3.GetPrefixRangeEnd(prefix)
+	for user, c := range users {
+		if err := etcdtest.WatchRangesErr(t.Context(), c, prefix); err != nil {
+			t.Errorf("%s: %v", user, err)
+		}
+		if err := etcdtest.WatchErr(t.Context(), c, prefix, etcdstore.WatchedEnd(prefix)+"\x00"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+			t.Errorf("%s watching past the widest range: %v, want permission denied", user, err)
+		}
+		for _, key := range []string{end, end + "\x00", end + "\x00\x00\x00\x00\x00\x00"} {
+			if _, err := c.Put(t.Context(), key, "{}"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+				t.Errorf("%s writing %q: %v, want permission denied", user, key, err)
+			}
+		}
 	}
 }
 
@@ -119,5 +150,8 @@ func TestEtcdAuthGrantsTheChartsPrefixes(t *testing.T) {
 	}
 	if _, err := relay.Get(t.Context(), "/skydns/", clientv3.WithPrefix()); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 		t.Errorf("relay reading /skydns/: %v, want permission denied", err)
+	}
+	for _, prefix := range []string{"/east/", "/clusterset/"} {
+		requireWatchedReach(t, map[string]*clientv3.Client{"relay": relay, "kube2sky": kube2sky}, prefix)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 // etcdPorts are the host ports of docker-compose.ha.yml's etcd members.
@@ -73,6 +74,9 @@ func checkLeastPrivilege(t *testing.T, creds etcdCreds) {
 		wantDenied(t, "writing a record", putKey(t, c, "/skydns/local/cluster/svc/default/evil/x"))
 		wantDenied(t, "deleting the records", deleteKeys(t, c, "/skydns/"))
 		wantDenied(t, "reading the API server's keys", firstErr(countKeys(t, c, "/registry/")))
+		if err := etcdtest.WatchRangesErr(t.Context(), c, "/skydns/"); err != nil {
+			t.Errorf("a watch opened again after a stall: %v", err)
+		}
 	})
 	t.Run("kube2sky's user writes nothing outside /skydns/", func(t *testing.T) {
 		c := creds.client(t, "kube2sky")

@@ -114,8 +114,16 @@ func (p *PKI) TLSConfig(t testing.TB, c Cert) *tls.Config {
 // is enabled, admin must be a user with the root role.
 func StartSecure(t testing.TB, pki *PKI, admin string) *Server {
 	t.Helper()
+	return StartSecureWithProgressNotify(t, pki, admin, 0)
+}
+
+// StartSecureWithProgressNotify is StartSecure with etcd sending a
+// progress notification to each quiet watch that asks for them every
+// interval (0: etcd's default).
+func StartSecureWithProgressNotify(t testing.TB, pki *PKI, admin string, interval time.Duration) *Server {
+	t.Helper()
 	server := pki.Server()
-	s := &Server{DataDir: t.TempDir(),
+	s := &Server{DataDir: t.TempDir(), progressNotify: interval,
 		clientTLS: &transport.TLSInfo{CertFile: server.CertFile, KeyFile: server.KeyFile, TrustedCAFile: pki.CAFile, ClientCertAuth: true}}
 	s.start(t, "https://127.0.0.1:0")
 	t.Cleanup(func() { s.Stop() })

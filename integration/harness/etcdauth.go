@@ -7,10 +7,13 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/kubesky/kubesky/etcdstore"
 )
 
 // EtcdUser is a user EnableAuth adds, with a role of its name granted
-// Perm on the prefix.
+// Perm on the prefix and read as far as a watch of it reaches
+// (etcdstore.PrefixPermissions), as kubesky-demo etcd-auth grants.
 type EtcdUser struct {
 	Name string
 	Perm clientv3.PermissionType
@@ -34,8 +37,12 @@ func (c *EtcdCluster) EnableAuth(prefix string, users ...EtcdUser) map[string]st
 		steps = append(steps,
 			func() error { _, err := admin.RoleAdd(ctx, u.Name); return err },
 			func() error {
-				_, err := admin.RoleGrantPermission(ctx, u.Name, prefix, clientv3.GetPrefixRangeEnd(prefix), u.Perm)
-				return err
+				for _, p := range etcdstore.PrefixPermissions(prefix, u.Perm) {
+					if _, err := admin.RoleGrantPermission(ctx, u.Name, p.Key, p.End, p.Type); err != nil {
+						return err
+					}
+				}
+				return nil
 			},
 			func() error { _, err := admin.UserAdd(ctx, u.Name, passwords[u.Name]); return err },
 			func() error { _, err := admin.UserGrantRole(ctx, u.Name, u.Name); return err },

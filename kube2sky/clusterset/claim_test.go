@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	cs "github.com/kubesky/kubesky/contract/clusterset"
+	"github.com/kubesky/kubesky/etcdstore"
 	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
@@ -84,8 +85,8 @@ func TestAClustersEtcdRoleWritesOnlyItsOwnKeys(t *testing.T) {
 }
 
 // grantClusterRole creates root and a user for cluster id whose role may
-// write its claim, exports and imports and read the whole clusterset prefix,
-// then turns auth on.
+// write its claim, exports and imports and read the whole clusterset prefix
+// as far as its watch reaches, then turns auth on.
 func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 	t.Helper()
 	ctx := t.Context()
@@ -109,7 +110,7 @@ func grantClusterRole(t *testing.T, admin *clientv3.Client, id string) {
 		},
 		func() error {
 			p := cs.DefaultPrefix + "/" // the import side lists and watches it all
-			_, err := admin.RoleGrantPermission(ctx, "cluster-"+id, p, prefixEnd(p), clientv3.PermissionType(clientv3.PermRead))
+			_, err := admin.RoleGrantPermission(ctx, "cluster-"+id, p, etcdstore.WatchedEnd(p), clientv3.PermissionType(clientv3.PermRead))
 			return err
 		},
 		func() error { return userWithRole(ctx, admin, id, "cluster-"+id) },

@@ -88,13 +88,10 @@ func TestTheReaderUserWritesNothing(t *testing.T) {
 	if resp, err := reader.Get(t.Context(), "/clusterset/", clientv3.WithPrefix()); err != nil || resp.Count != 1 {
 		t.Errorf("the reader listing the prefix: %v, %v", resp, err)
 	}
-	for variant := range 8 { // each range a ListWatcher's watch takes turns with
-		end := "/clusterset0" + strings.Repeat("\x00", variant)
-		if err := watchErr(t.Context(), reader, "/clusterset/", end); err != nil {
-			t.Errorf("the reader watching [/clusterset/, %q): %v", end, err)
-		}
+	if err := etcdtest.WatchRangesErr(t.Context(), reader, "/clusterset/"); err != nil {
+		t.Errorf("the reader: %v", err)
 	}
-	if err := watchErr(t.Context(), reader, "/clusterset/", "/clusterset1"); !isPermissionDenied(err) {
+	if err := etcdtest.WatchErr(t.Context(), reader, "/clusterset/", "/clusterset1"); !isPermissionDenied(err) {
 		t.Errorf("the reader watching past the watches' ranges: %v, want permission denied", err)
 	}
 	if _, err := reader.Get(t.Context(), "/skydns/", clientv3.WithPrefix()); !isPermissionDenied(err) {
@@ -169,19 +166,6 @@ func TestGrantRefusesWhatItCannotName(t *testing.T) {
 	// Grant itself checks too: a harness calling it gets the same error
 	if err := Grant(context.Background(), nil, "/clusterset", []string{"-east"}, false); err == nil || !strings.Contains(err.Error(), "--cluster-id") {
 		t.Errorf("Grant with a bad cluster ID: %v", err)
-	}
-}
-
-// watchErr is the error a watch of [key, end) is cancelled with at once,
-// nil if it is open after a second.
-func watchErr(ctx context.Context, c *clientv3.Client, key, end string) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	select {
-	case resp := <-c.Watch(clientv3.WithRequireLeader(ctx), key, clientv3.WithRange(end)):
-		return resp.Err()
-	case <-ctx.Done():
-		return nil
 	}
 }
 

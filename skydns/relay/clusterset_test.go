@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/kubesky/kubesky/etcdstore"
+	"github.com/kubesky/kubesky/etcdstore/etcdtest"
 )
 
 // TestTheRelayServesTheClustersetPrefixOnceItsUserMayReadIt: the relay
@@ -34,13 +35,16 @@ func TestTheRelayServesTheClustersetPrefixOnceItsUserMayReadIt(t *testing.T) {
 	}
 }
 
-// grantRead lets role read every key under prefix.
+// grantRead lets role read every key under prefix, as far as a watch of
+// it reaches.
 func grantRead(t *testing.T, s setup, role, prefix string) {
 	t.Helper()
-	must(t, func() error {
-		_, err := s.etcd.Client.RoleGrantPermission(t.Context(), role, prefix, clientv3.GetPrefixRangeEnd(prefix), clientv3.PermissionType(clientv3.PermRead))
-		return err
-	})
+	for _, p := range etcdstore.PrefixPermissions(prefix, clientv3.PermissionType(clientv3.PermRead)) {
+		must(t, func() error {
+			_, err := s.etcd.Client.RoleGrantPermission(t.Context(), role, p.Key, p.End, p.Type)
+			return err
+		})
+	}
 }
 
 // requireClustersetRead lists /clusterset/ through c as skydns does, then
@@ -67,5 +71,8 @@ func requireClustersetRead(t *testing.T, s setup, c *clientv3.Client) {
 	}
 	if _, err := c.Put(t.Context(), "/clusterset/exports/east/default/web", "x"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
 		t.Errorf("a write through the relay: %v, want permission denied", err)
+	}
+	if err := etcdtest.WatchRangesErr(t.Context(), c, "/clusterset/"); err != nil {
+		t.Error(err)
 	}
 }

@@ -27,7 +27,8 @@ import (
 // setup is an etcd with TLS, client certificates and auth on, holding a
 // few records, with these users (each its certificate's common name):
 // root; relay and reader, which may read /skydns/; writer, which may
-// read and write it.
+// read and write it (each as far as a watch of it reaches, as
+// kubesky-demo etcd-auth grants: etcdstore.PrefixPermissions).
 type setup struct {
 	pki  *etcdtest.PKI
 	etcd *etcdtest.Server
@@ -37,8 +38,15 @@ type setup struct {
 
 func newSetup(t testing.TB) setup {
 	t.Helper()
+	return newSetupWithProgressNotify(t, 0)
+}
+
+// newSetupWithProgressNotify is newSetup with etcd sending progress
+// notifications to quiet watches every interval (0: etcd's default).
+func newSetupWithProgressNotify(t testing.TB, interval time.Duration) setup {
+	t.Helper()
 	pki := etcdtest.NewPKI(t)
-	s := setup{pki: pki, etcd: etcdtest.StartSecure(t, pki, "root")}
+	s := setup{pki: pki, etcd: etcdtest.StartSecureWithProgressNotify(t, pki, "root", interval)}
 	for i := range 5 {
 		s.etcd.Put(t, fmt.Sprintf("/skydns/local/cluster/svc/default/s%d/x", i), fmt.Sprintf(`{"host":"10.0.0.%d"}`, i))
 	}
@@ -51,10 +59,9 @@ func newSetup(t testing.TB) setup {
 	must(t, func() error { _, err := c.UserGrantRole(ctx, "root", "root"); return err })
 	for user, perm := range map[string]clientv3.PermissionType{"relay": clientv3.PermissionType(clientv3.PermRead), "reader": clientv3.PermissionType(clientv3.PermRead), "writer": clientv3.PermissionType(clientv3.PermReadWrite)} {
 		must(t, func() error { _, err := c.RoleAdd(ctx, user); return err })
-		must(t, func() error {
-			_, err := c.RoleGrantPermission(ctx, user, "/skydns/", clientv3.GetPrefixRangeEnd("/skydns/"), perm)
-			return err
-		})
+		for _, p := range etcdstore.PrefixPermissions("/skydns/", perm) {
+			must(t, func() error { _, err := c.RoleGrantPermission(ctx, user, p.Key, p.End, p.Type); return err })
+		}
 		must(t, func() error {
 			_, err := c.UserAddWithOptions(ctx, user, "", &clientv3.UserAddOptions{NoPassword: true})
 			return err
@@ -275,6 +282,26 @@ func TestReadsAndWatchesPassAndIdenticalWatchesCoalesce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAReaderWatchesThroughTheRelayOverEveryRangeAListWatcherTakesTurnsWith:
+// the relay's user, holding what etcd-auth grants, may watch the prefix
+// over each range skydns's watch moves to after a stall, with either
+// Watch the relay serves, and a wider range is refused.
+func TestAReaderWatchesThroughTheRelayOverEveryRangeAListWatcherTakesTurnsWith(t *testing.T) {
+	s := newSetup(t)
+	for _, batch := range []time.Duration{0, 250 * time.Millisecond} {
+		t.Run(fmt.Sprintf("watch batch %s", batch), func(t *testing.T) {
+			s.watchBatch = batch
+			c := s.client(t, s.startRelay(t, "relay", "reader"), "reader")
+			if err := etcdtest.WatchRangesErr(t.Context(), c, "/skydns/"); err != nil {
+				t.Error(err)
+			}
+			if err := etcdtest.WatchErr(t.Context(), c, "/skydns/", etcdstore.WatchedEnd("/skydns/")+"\x00"); !errors.Is(err, rpctypes.ErrPermissionDenied) {
+				t.Errorf("watching past the widest range: %v, want permission denied", err)
+			}
+		})
+	}
 }
 
 func TestOnlyAllowedReadersGetIn(t *testing.T) {
