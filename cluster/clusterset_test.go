@@ -51,3 +51,17 @@ func TestTheMembersRangesAreApart(t *testing.T) {
 		}
 	}
 }
+
+// TestAMembersSocketsAreNoLongerThanTheLoneClusters checks containerd's
+// socket path of a member's node against the lone cluster's: a Unix socket
+// path has at most 104 bytes, and CI's checkout may be deep.
+func TestAMembersSocketsAreNoLongerThanTheLoneClusters(t *testing.T) {
+	lone := DefaultConfig("/a/deep/checkout")
+	for k, id := range []string{"east", "west"} {
+		member := lone.AsMember(k+1, id)
+		got, want := member.nodePaths(member.Node(1)).socket, lone.nodePaths(lone.Node(1)).socket
+		if len(got) > len(want) {
+			t.Errorf("%s's containerd socket %s is longer than the lone cluster's %s", id, got, want)
+		}
+	}
+}

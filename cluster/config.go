@@ -197,6 +197,12 @@ type nodePaths struct {
 func (c Config) nodePaths(n Node) nodePaths {
 	p := c.paths()
 	dir := filepath.Join(p.run, n.Name)
+	if c.ClusterID != "" {
+		// run-<id> already names the cluster: a shorter node directory
+		// keeps containerd's sockets within the 104 bytes a Unix socket
+		// path may have wherever the lone cluster's fit.
+		dir = filepath.Join(p.run, fmt.Sprintf("node-%d", n.Index))
+	}
 	return nodePaths{
 		dir:        dir,
 		logs:       filepath.Join(p.logs, n.Name),
