@@ -92,10 +92,10 @@ func (p permission) String() string {
 }
 
 // roles are the reader's and each cluster's. Reading the prefix reaches
-// up to where its watches may (etcdstore.WatchedEnd).
+// up to where its watches may (etcdstore.PrefixPermissions).
 func roles(prefix string, clusterIDs []string) []role {
-	keys := cs.ReadRange(prefix)
-	read := permission{cs.KeyRange{Key: keys.Key, End: etcdstore.WatchedEnd(keys.Key)}, clientv3.PermRead}
+	watched := etcdstore.PrefixPermissions(cs.ReadRange(prefix).Key, clientv3.PermissionType(clientv3.PermRead))[0]
+	read := permission{cs.KeyRange{Key: watched.Key, End: watched.End}, clientv3.PermRead}
 	all := []role{{name: ReaderUser, perms: []permission{read}}}
 	for _, id := range clusterIDs {
 		r := role{name: ClusterUser(id), perms: []permission{read}}
