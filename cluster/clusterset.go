@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -8,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/mcs-api/config/crd"
 
@@ -233,7 +232,11 @@ func (s *Clusterset) Client(user string) (*clientv3.Client, error) {
 // broker's Secrets, and then kubesky with overlay.
 func (s *Clusterset) deployMember(ctx context.Context, c *Cluster, overlay string) error {
 	err := c.step("Multi-Cluster Services: CRDs, ClusterProperty, RBAC, the broker's Secrets", func() error {
-		if err := c.applyCRDs(ctx, string(crd.ServiceExportCRD), string(crd.ServiceImportCRD), filepath.Join(c.cfg.RepoDir, overlay, clusterPropCRD)); err != nil {
+		clusterProperty, err := os.ReadFile(filepath.Join(c.cfg.RepoDir, overlay, clusterPropCRD))
+		if err != nil {
+			return err
+		}
+		if err := c.applyCRDs(ctx, crd.ServiceExportCRD, crd.ServiceImportCRD, clusterProperty); err != nil {
 			return err
 		}
 		if err := c.setClusterID(ctx); err != nil {
@@ -250,15 +253,12 @@ func (s *Clusterset) deployMember(ctx context.Context, c *Cluster, overlay strin
 	return c.Deploy(ctx, overlay)
 }
 
-// applyCRDs applies each CRD, given as YAML or as a file path, and waits
-// until they are established.
-func (c *Cluster) applyCRDs(ctx context.Context, yamlOrFile ...string) error {
-	for _, def := range yamlOrFile {
-		cmd := c.cfg.Kubectl(ctx, "apply", "-f", def)
-		if _, err := os.Stat(def); err != nil {
-			cmd = c.cfg.Kubectl(ctx, "apply", "-f", "-")
-			cmd.Stdin = strings.NewReader(def)
-		}
+// applyCRDs applies each CRD's YAML and waits until they are
+// established.
+func (c *Cluster) applyCRDs(ctx context.Context, defs ...[]byte) error {
+	for _, def := range defs {
+		cmd := c.cfg.Kubectl(ctx, "apply", "-f", "-")
+		cmd.Stdin = bytes.NewReader(def)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("kubectl apply (a CRD): %w: %s", err, out)
 		}
@@ -270,9 +270,6 @@ func (c *Cluster) applyCRDs(ctx context.Context, yamlOrFile ...string) error {
 	}
 	return nil
 }
-
-// clusterProperties is KEP-2149's resource.
-var clusterProperties = schema.GroupVersionResource{Group: "about.k8s.io", Version: "v1alpha1", Resource: "clusterproperties"}
 
 // setClusterID creates the ClusterProperty cluster.clusterset.k8s.io
 // holding the cluster's ID, which kube2sky reads.
@@ -287,7 +284,7 @@ func (c *Cluster) setClusterID(ctx context.Context) error {
 		"spec":     map[string]any{"value": c.cfg.ClusterID},
 	}}
 	return poll.Until(ctx, 30*time.Second, func(ctx context.Context) error {
-		_, err := dyn.Resource(clusterProperties).Create(ctx, prop, metav1.CreateOptions{})
+		_, err := dyn.Resource(kcs.ClusterProperties).Create(ctx, prop, metav1.CreateOptions{})
 		return err
 	})
 }

@@ -16,13 +16,13 @@ import (
 // (KEP-2149).
 const ClusterPropertyName = "cluster.clusterset.k8s.io"
 
-// clusterProperties is KEP-2149's resource (sigs.k8s.io/about-api).
-var clusterProperties = schema.GroupVersionResource{Group: "about.k8s.io", Version: "v1alpha1", Resource: "clusterproperties"}
+// ClusterProperties is KEP-2149's resource (sigs.k8s.io/about-api).
+var ClusterProperties = schema.GroupVersionResource{Group: "about.k8s.io", Version: "v1alpha1", Resource: "clusterproperties"}
 
 // ReadClusterID returns the value of the ClusterProperty
 // cluster.clusterset.k8s.io, which must be a lower-case DNS label.
 func ReadClusterID(ctx context.Context, client dynamic.Interface) (string, error) {
-	obj, err := client.Resource(clusterProperties).Get(ctx, ClusterPropertyName, metav1.GetOptions{})
+	obj, err := client.Resource(ClusterProperties).Get(ctx, ClusterPropertyName, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("no --cluster-id, and ClusterProperty %s: %w", ClusterPropertyName, err)
 	}
