@@ -110,14 +110,23 @@ func StartClusterset(ctx context.Context, base Config, ids []string) (*Clusterse
 	return s, nil
 }
 
-func (s *Clusterset) start(ctx context.Context, base Config, ids []string) error {
+// MemberConfigs are base as each member of a clusterset of ids, validated.
+func MemberConfigs(base Config, ids []string) ([]Config, error) {
 	var cfgs []Config
 	for i, id := range ids {
 		cfg := base.AsMember(i+1, id)
 		if err := cfg.Validate(); err != nil {
-			return err
+			return nil, err
 		}
 		cfgs = append(cfgs, cfg)
+	}
+	return cfgs, nil
+}
+
+func (s *Clusterset) start(ctx context.Context, base Config, ids []string) error {
+	cfgs, err := MemberConfigs(base, ids)
+	if err != nil {
+		return err
 	}
 	for _, cfg := range cfgs {
 		cfg.Overlay = "" // deployed below, once the broker is up

@@ -141,11 +141,16 @@ func portsAndConflicts(t *testing.T, east, west member) {
 	kubectl(t, east.Cluster, nil, "-n", "demo", "create", "service", "clusterip", "mixed", "--clusterip=None")
 	export(t, west, "mixed")
 	importedIPWithin(t, east, "mixed", []string{"west"})
+	laterSecond(t, west, "mixed")
 	export(t, east, "mixed")
 	for _, m := range []member{east, west} {
 		exportConditionWithin(t, m, "mixed", mcsv1beta1.ServiceExportConditionConflict, metav1.ConditionTrue, string(mcsv1beta1.ServiceExportReasonTypeConflict))
-		if si, err := m.mcs.MulticlusterV1beta1().ServiceImports("demo").Get(t.Context(), "mixed", metav1.GetOptions{}); err != nil || si.Spec.Type != mcsv1beta1.ClusterSetIP {
-			t.Errorf("%s: ServiceImport mixed: %v, want the oldest export's type %s", m.id, err, mcsv1beta1.ClusterSetIP)
+		si, err := m.mcs.MulticlusterV1beta1().ServiceImports("demo").Get(t.Context(), "mixed", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("%s: ServiceImport mixed: %v", m.id, err)
+		}
+		if si.Spec.Type != mcsv1beta1.ClusterSetIP {
+			t.Errorf("%s: ServiceImport mixed is %s, want the oldest export's type %s", m.id, si.Spec.Type, mcsv1beta1.ClusterSetIP)
 		}
 	}
 	for _, name := range []string{"api", "mixed"} {
@@ -158,6 +163,25 @@ func portsAndConflicts(t *testing.T, east, west member) {
 			noImportWithin(t, m, name)
 		}
 	}
+}
+
+// laterSecond waits until the clock is past the second m's ServiceExport
+// demo/name was created in: creation times have a resolution of one
+// second, and two exports created in the same one tie (the cluster ID
+// decides), which would make the older export not the oldest.
+func laterSecond(t *testing.T, m member, name string) {
+	t.Helper()
+	se, err := m.mcs.MulticlusterV1beta1().ServiceExports("demo").Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := se.CreationTimestamp.Add(time.Second)
+	polltest.Every(t, 5*time.Second, clustersetPoll, "a second after "+m.id+"'s export "+name, func() error {
+		if time.Now().Before(next) {
+			return fmt.Errorf("not yet %s", next)
+		}
+		return nil
+	})
 }
 
 // importPortsWithin waits until m's ServiceImport demo/name has exactly the

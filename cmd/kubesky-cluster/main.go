@@ -129,15 +129,7 @@ func memberConfigs(cfg cluster.Config, n int) ([]cluster.Config, error) {
 	if n == 1 {
 		return []cluster.Config{cfg}, cfg.Validate()
 	}
-	var members []cluster.Config
-	for i, id := range cluster.ClustersetIDs[:n] {
-		member := cfg.AsMember(i+1, id)
-		if err := member.Validate(); err != nil {
-			return nil, err
-		}
-		members = append(members, member)
-	}
-	return members, nil
+	return cluster.MemberConfigs(cfg, cluster.ClustersetIDs[:n])
 }
 
 func clean(members []cluster.Config) error {
